@@ -1,0 +1,266 @@
+#include "catalog/catalog.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "catalog/location.h"
+
+namespace cairn::catalog {
+namespace {
+
+// Pages a sorted list: items after `page.token`, at most `page.size` of them.
+template <typename T, typename KeyFn>
+Page<T> Paginate(std::vector<T> items, const PageRequest& page, KeyFn key) {
+  Page<T> out;
+  auto it = items.begin();
+  if (!page.token.empty()) {
+    it = std::find_if(items.begin(), items.end(), [&](const T& t) { return key(t) > page.token; });
+  }
+  size_t remaining = static_cast<size_t>(items.end() - it);
+  size_t n = page.size > 0 ? std::min(remaining, static_cast<size_t>(page.size)) : remaining;
+  out.items.assign(std::make_move_iterator(it), std::make_move_iterator(it + n));
+  if (n < remaining) out.next_token = key(out.items.back());
+  return out;
+}
+
+std::string NamespaceKey(const Namespace& ns) {
+  std::string out;
+  for (const std::string& level : ns) {
+    if (!out.empty()) out += '\x1f';
+    out += level;
+  }
+  return out;
+}
+
+}  // namespace
+
+Catalog::Catalog(CatalogOptions options)
+    : options_(std::move(options)), cache_(options_.cache_bytes) {
+  if (!options_.clock) options_.clock = std::make_shared<engine::SystemClock>();
+  if (!options_.ids) options_.ids = std::make_shared<engine::RandomIdGenerator>();
+  options_.warehouse = NormalizeLocation(options_.warehouse);
+}
+
+// --- Namespaces
+
+Status Catalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  RETURN_IF_ERROR(ValidateNamespace(ns));
+  if (auto it = properties.find("location"); it != properties.end()) {
+    RETURN_IF_ERROR(CheckLocation(it->second));
+  }
+  return options_.metastore->CreateNamespace(ns, properties);
+}
+
+Result<Properties> Catalog::LoadNamespace(const Namespace& ns) {
+  RETURN_IF_ERROR(ValidateNamespace(ns));
+  return options_.metastore->LoadNamespace(ns);
+}
+
+Result<Page<Namespace>> Catalog::ListNamespaces(const Namespace& parent, const PageRequest& page) {
+  if (!parent.empty()) RETURN_IF_ERROR(ValidateNamespace(parent));
+  ASSIGN_OR_RETURN(std::vector<Namespace> all, options_.metastore->ListNamespaces(parent));
+  return Paginate(std::move(all), page, NamespaceKey);
+}
+
+Result<NamespacePropertiesChange> Catalog::UpdateNamespaceProperties(
+    const Namespace& ns, const Properties& updates, const std::vector<std::string>& removals) {
+  RETURN_IF_ERROR(ValidateNamespace(ns));
+  for (const std::string& key : removals) {
+    if (updates.count(key)) {
+      return Status::Unprocessable("property '" + key + "' is both updated and removed");
+    }
+  }
+  if (auto it = updates.find("location"); it != updates.end()) {
+    RETURN_IF_ERROR(CheckLocation(it->second));
+  }
+  ASSIGN_OR_RETURN(Properties before, options_.metastore->LoadNamespace(ns));
+  RETURN_IF_ERROR(options_.metastore->UpdateNamespaceProperties(ns, updates, removals));
+  NamespacePropertiesChange change;
+  for (const auto& [k, v] : updates) change.updated.push_back(k);
+  for (const std::string& k : removals) {
+    (before.count(k) ? change.removed : change.missing).push_back(k);
+  }
+  return change;
+}
+
+Status Catalog::DropNamespace(const Namespace& ns) {
+  RETURN_IF_ERROR(ValidateNamespace(ns));
+  return options_.metastore->DropNamespace(ns);
+}
+
+// --- Tables
+
+Result<Page<std::string>> Catalog::ListTables(const Namespace& ns, const PageRequest& page) {
+  RETURN_IF_ERROR(ValidateNamespace(ns));
+  ASSIGN_OR_RETURN(std::vector<std::string> names,
+                   options_.metastore->ListNames(ns, EntityKind::kTable));
+  return Paginate(std::move(names), page, [](const std::string& s) { return s; });
+}
+
+std::shared_ptr<const CachedMetadata> Catalog::Remember(const std::string& location,
+                                                        engine::TableMetadata metadata) {
+  auto entry = std::make_shared<CachedMetadata>();
+  entry->json = metadata.ToJson().dump();
+  entry->metadata = std::make_shared<const engine::TableMetadata>(std::move(metadata));
+  if (!location.empty()) cache_.Put(location, entry);
+  return entry;
+}
+
+Result<std::shared_ptr<const CachedMetadata>> Catalog::LoadMetadata(const std::string& location) {
+  if (auto hit = cache_.Get(location)) return hit;
+  ASSIGN_OR_RETURN(std::string text, options_.file_io->Read(location));
+  auto parsed = engine::TableMetadata::FromJsonText(text);
+  if (!parsed.ok()) {
+    return Status::Internal("metadata file " + location + " is invalid: " +
+                            parsed.status().message());
+  }
+  return Remember(location, std::move(parsed).value());
+}
+
+Result<LoadedTable> Catalog::LoadTable(const TableIdentifier& id) {
+  RETURN_IF_ERROR(ValidateNamespace(id.ns));
+  ASSIGN_OR_RETURN(Pointer ptr, options_.metastore->Load(id, EntityKind::kTable));
+  ASSIGN_OR_RETURN(auto metadata, LoadMetadata(ptr.metadata_location));
+  return LoadedTable{ptr.metadata_location, std::move(metadata)};
+}
+
+Status Catalog::CheckLocation(const std::string& location) const {
+  if (IsWithin(location, options_.warehouse)) return Status::OK();
+  for (const std::string& root : options_.allowed_locations) {
+    if (IsWithin(location, root)) return Status::OK();
+  }
+  return Status::InvalidArgument("location " + location +
+                                 " is outside the warehouse (" + options_.warehouse +
+                                 ") and the allowed locations");
+}
+
+Result<std::string> Catalog::DefaultLocation(const TableIdentifier& id) {
+  ASSIGN_OR_RETURN(Properties props, options_.metastore->LoadNamespace(id.ns));
+  if (auto it = props.find("location"); it != props.end()) {
+    return JoinLocation(it->second, id.name);
+  }
+  std::string location = options_.warehouse;
+  for (const std::string& level : id.ns) location = JoinLocation(location, level);
+  return JoinLocation(location, id.name);
+}
+
+std::string Catalog::NewMetadataLocation(const std::string& table_location,
+                                         const std::string& previous_file) {
+  long version = 0;
+  if (!previous_file.empty()) {
+    std::string name = previous_file.substr(previous_file.rfind('/') + 1);
+    size_t digits = 0;
+    while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) {
+      ++digits;
+    }
+    if (digits > 0 && digits < 10) version = std::stol(name.substr(0, digits)) + 1;
+  }
+  char prefix[32];
+  std::snprintf(prefix, sizeof(prefix), "%05ld-", version);
+  return JoinLocation(table_location,
+                      "metadata/" + std::string(prefix) + options_.ids->NewUuid() +
+                          ".metadata.json");
+}
+
+Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableRequest& request) {
+  RETURN_IF_ERROR(ValidateNamespace(ns));
+  RETURN_IF_ERROR(ValidateName(request.name, "table"));
+  TableIdentifier id{ns, request.name};
+  engine::NewTableRequest spec;
+  spec.schema = request.schema;
+  spec.spec = request.spec;
+  spec.sort_order = request.sort_order;
+  spec.properties = request.properties;
+  spec.uuid = options_.ids->NewUuid();
+  spec.now_ms = options_.clock->NowMillis();
+  if (request.location && !request.location->empty()) {
+    RETURN_IF_ERROR(CheckLocation(*request.location));
+    spec.location = NormalizeLocation(*request.location);
+  } else {
+    ASSIGN_OR_RETURN(spec.location, DefaultLocation(id));
+  }
+  // Fail early, before writing anything, when the name is taken.
+  auto existing = options_.metastore->Load(id, EntityKind::kTable);
+  if (existing.ok()) return Status::AlreadyExists("Table already exists: " + ToString(id));
+  auto view = options_.metastore->Load(id, EntityKind::kView);
+  if (view.ok()) return Status::AlreadyExists("View with same name already exists: " + ToString(id));
+
+  ASSIGN_OR_RETURN(engine::TableMetadata metadata, engine::NewTableMetadata(spec));
+  if (request.stage_create) return LoadedTable{"", Remember("", std::move(metadata))};
+
+  std::string location = NewMetadataLocation(metadata.location, "");
+  auto entry = std::make_shared<CachedMetadata>();
+  entry->json = metadata.ToJson().dump();
+  entry->metadata = std::make_shared<const engine::TableMetadata>(std::move(metadata));
+  RETURN_IF_ERROR(options_.file_io->WriteNew(location, entry->json));
+  Status st = options_.metastore->Commit({PointerSwap{id, EntityKind::kTable, std::nullopt,
+                                                      location}});
+  if (st.code() == Status::Code::kCommitStateUnknown) {
+    auto ptr = options_.metastore->Load(id, EntityKind::kTable);
+    if (ptr.ok() && ptr->metadata_location == location) st = Status::OK();
+  }
+  if (!st.ok()) {
+    if (st.code() != Status::Code::kCommitStateUnknown) options_.file_io->Delete(location);
+    return st;
+  }
+  cache_.Put(location, entry);
+  return LoadedTable{location, entry};
+}
+
+Status Catalog::DropTable(const TableIdentifier& id, bool purge) {
+  RETURN_IF_ERROR(ValidateNamespace(id.ns));
+  ASSIGN_OR_RETURN(Pointer ptr, options_.metastore->Load(id, EntityKind::kTable));
+  std::shared_ptr<const CachedMetadata> metadata;
+  if (purge) {
+    auto loaded = LoadMetadata(ptr.metadata_location);
+    if (loaded.ok()) metadata = *loaded;
+  }
+  RETURN_IF_ERROR(options_.metastore->Drop(id, EntityKind::kTable));
+  if (metadata) Purge(*metadata->metadata, ptr.metadata_location);
+  return Status::OK();
+}
+
+void Catalog::Purge(const engine::TableMetadata& metadata, const std::string& metadata_location) {
+  // Only what lies strictly below an allowed root is ours to delete.
+  if (!CheckLocation(metadata.location).ok() ||
+      NormalizeLocation(metadata.location) == options_.warehouse) {
+    return;
+  }
+  auto files = options_.file_io->List(metadata.location);
+  if (files.ok()) {
+    for (const std::string& f : *files) options_.file_io->Delete(f);
+  }
+  for (const engine::MetadataLogEntry& e : metadata.metadata_log) {
+    if (CheckLocation(e.metadata_file).ok()) options_.file_io->Delete(e.metadata_file);
+  }
+  if (CheckLocation(metadata_location).ok()) options_.file_io->Delete(metadata_location);
+}
+
+Status Catalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  RETURN_IF_ERROR(ValidateNamespace(from.ns));
+  RETURN_IF_ERROR(ValidateNamespace(to.ns));
+  RETURN_IF_ERROR(ValidateName(to.name, "table"));
+  return options_.metastore->Rename(from, to, EntityKind::kTable);
+}
+
+Result<LoadedTable> Catalog::RegisterTable(const TableIdentifier& id, const std::string& location,
+                                           bool overwrite) {
+  RETURN_IF_ERROR(ValidateNamespace(id.ns));
+  RETURN_IF_ERROR(ValidateName(id.name, "table"));
+  RETURN_IF_ERROR(CheckLocation(location));
+  auto metadata = LoadMetadata(location);
+  if (!metadata.ok()) {
+    return Status::InvalidArgument("cannot register " + location + ": " +
+                                   metadata.status().message());
+  }
+  std::optional<Pointer> expected;
+  if (overwrite) {
+    auto current = options_.metastore->Load(id, EntityKind::kTable);
+    if (current.ok()) expected = *current;
+  }
+  RETURN_IF_ERROR(options_.metastore->Commit({PointerSwap{id, EntityKind::kTable, expected,
+                                                          location}}));
+  return LoadedTable{location, *metadata};
+}
+
+}  // namespace cairn::catalog

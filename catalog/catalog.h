@@ -1,0 +1,145 @@
+#pragma once
+
+// Catalog: the catalog service. Namespaces, tables and the commit protocol of DESIGN.md:
+//
+//   read the pointer → load the base document (cache, else FileIO) → check requirements →
+//   apply updates → write the new metadata file durably → CAS the pointer → clean up.
+//
+// A lost CAS whose requirements still hold against the new base is retried here, a bounded
+// number of times with jittered backoff. A definite failure deletes the file we wrote; an
+// unknown outcome is reconciled against the metastore and, if still unknown, reported as
+// CommitStateUnknown with the file kept.
+//
+// Thread-safe: one Catalog serves all request threads.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/identifier.h"
+#include "catalog/metadata_cache.h"
+#include "catalog/metastore.h"
+#include "engine/clock.h"
+#include "engine/file_io.h"
+#include "engine/metadata_builder.h"
+#include "engine/table_requirement.h"
+#include "engine/table_update.h"
+
+namespace cairn::catalog {
+
+struct CatalogOptions {
+  std::shared_ptr<Metastore> metastore;       // required
+  std::shared_ptr<engine::FileIO> file_io;    // required
+  std::shared_ptr<engine::Clock> clock;       // default: SystemClock
+  std::shared_ptr<engine::IdGenerator> ids;   // default: RandomIdGenerator
+  // Root of new tables' locations, e.g. "file:///var/lib/cairn/warehouse". Required.
+  std::string warehouse;
+  // Further prefixes under which clients may place tables (the warehouse is always allowed).
+  std::vector<std::string> allowed_locations;
+  int max_commit_attempts = 10;             // CAS attempts per commit before a 409
+  size_t cache_bytes = 256u << 20;          // metadata cache budget
+};
+
+// A page of a listing. `next_token` is absent at the end.
+template <typename T>
+struct Page {
+  std::vector<T> items;
+  std::optional<std::string> next_token;
+};
+
+struct PageRequest {
+  std::string token;  // "" = from the start
+  int size = 0;       // 0 = everything
+};
+
+struct LoadedTable {
+  std::string metadata_location;  // "" for a staged create (nothing written yet)
+  std::shared_ptr<const CachedMetadata> metadata;
+};
+
+struct CreateTableRequest {
+  std::string name;
+  engine::Schema schema;
+  engine::PartitionSpec spec;
+  engine::SortOrder sort_order;
+  std::optional<std::string> location;
+  Properties properties;
+  bool stage_create = false;
+};
+
+struct TableChange {
+  TableIdentifier id;
+  std::vector<engine::TableRequirement> requirements;
+  std::vector<engine::TableUpdate> updates;
+};
+
+struct NamespacePropertiesChange {
+  std::vector<std::string> updated, removed, missing;
+};
+
+class Catalog {
+ public:
+  explicit Catalog(CatalogOptions options);
+
+  // --- Namespaces: InvalidArgument for malformed names, NoSuchNamespace, AlreadyExists,
+  // NamespaceNotEmpty as the Metastore defines them.
+  Status CreateNamespace(const Namespace& ns, const Properties& properties);
+  Result<Properties> LoadNamespace(const Namespace& ns);
+  Result<Page<Namespace>> ListNamespaces(const Namespace& parent, const PageRequest& page);
+  // Unprocessable if a key is both updated and removed.
+  Result<NamespacePropertiesChange> UpdateNamespaceProperties(
+      const Namespace& ns, const Properties& updates, const std::vector<std::string>& removals);
+  Status DropNamespace(const Namespace& ns);
+
+  // --- Tables.
+  Result<Page<std::string>> ListTables(const Namespace& ns, const PageRequest& page);
+  // NoSuchTable; IOError / InvalidArgument if the metadata file cannot be read or parsed.
+  Result<LoadedTable> LoadTable(const TableIdentifier& id);
+  // AlreadyExists, NoSuchNamespace, InvalidArgument (bad schema/spec/location). A staged
+  // create writes nothing and returns the would-be metadata.
+  Result<LoadedTable> CreateTable(const Namespace& ns, const CreateTableRequest& request);
+  // One table's commit. CommitFailed (409) when a requirement fails; NoSuchTable;
+  // InvalidArgument for updates that cannot apply; CommitStateUnknown after any doubt.
+  Result<LoadedTable> CommitTable(const TableChange& change);
+  // All changes in one metastore transaction, or none.
+  Status CommitTransaction(const std::vector<TableChange>& changes);
+  // Removes the table; with `purge` also deletes its files (under allowed locations only).
+  Status DropTable(const TableIdentifier& id, bool purge);
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to);
+  // Adopts an existing metadata file. AlreadyExists unless `overwrite`.
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& location,
+                                    bool overwrite);
+
+  // OK when the metastore answers with a current schema.
+  Status Ready() { return options_.metastore->Ping(); }
+
+  // The warehouse root, as clients should see it.
+  const std::string& warehouse() const { return options_.warehouse; }
+
+ private:
+  struct Prepared;  // one table's change, ready to swap
+
+  Result<std::shared_ptr<const CachedMetadata>> LoadMetadata(const std::string& location);
+  std::shared_ptr<const CachedMetadata> Remember(const std::string& location,
+                                                 engine::TableMetadata metadata);
+  Result<Prepared> Prepare(const TableChange& change);
+  Status WritePrepared(std::vector<Prepared>* prepared);
+  void DiscardFiles(const std::vector<Prepared>& prepared);
+  // After an unknown outcome: OK if every change is in its table's chain, else the cause.
+  Status Reconcile(const std::vector<Prepared>& prepared);
+  // Runs the prepare → write → swap loop for `changes`; fills `out` on success.
+  Status CommitChanges(const std::vector<TableChange>& changes, std::vector<Prepared>* out);
+  Status CheckLocation(const std::string& location) const;
+  Result<std::string> DefaultLocation(const TableIdentifier& id);
+  std::string NewMetadataLocation(const std::string& table_location,
+                                  const std::string& previous_file);
+  void Backoff(int attempt);
+  void Purge(const engine::TableMetadata& metadata, const std::string& metadata_location);
+
+  CatalogOptions options_;
+  MetadataCache cache_;
+};
+
+}  // namespace cairn::catalog

@@ -1,0 +1,153 @@
+#include "catalog/memory_metastore.h"
+
+#include <set>
+
+namespace cairn::catalog {
+namespace {
+
+bool IsPrefix(const Namespace& prefix, const Namespace& ns) {
+  return prefix.size() < ns.size() && std::equal(prefix.begin(), prefix.end(), ns.begin());
+}
+
+Status NoSuchNamespace(const Namespace& ns) {
+  return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
+}
+
+}  // namespace
+
+Status NoSuchEntry(const TableIdentifier& id, EntityKind kind) {
+  return kind == EntityKind::kTable ? Status::NoSuchTable("Table does not exist: " + ToString(id))
+                                    : Status::NoSuchView("View does not exist: " + ToString(id));
+}
+
+Status MemoryMetastore::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  std::lock_guard lock(mu_);
+  if (!namespaces_.emplace(ns, properties).second) {
+    return Status::AlreadyExists("Namespace already exists: " + JoinNamespace(ns));
+  }
+  return Status::OK();
+}
+
+Result<Properties> MemoryMetastore::LoadNamespace(const Namespace& ns) {
+  std::lock_guard lock(mu_);
+  auto it = namespaces_.find(ns);
+  if (it == namespaces_.end()) return NoSuchNamespace(ns);
+  return it->second;
+}
+
+Result<std::vector<Namespace>> MemoryMetastore::ListNamespaces(const Namespace& parent) {
+  std::lock_guard lock(mu_);
+  if (!parent.empty() && namespaces_.count(parent) == 0) return NoSuchNamespace(parent);
+  std::set<Namespace> children;
+  for (const auto& [ns, props] : namespaces_) {
+    if (IsPrefix(parent, ns)) children.insert(Namespace(ns.begin(), ns.begin() + parent.size() + 1));
+  }
+  return std::vector<Namespace>(children.begin(), children.end());
+}
+
+Status MemoryMetastore::UpdateNamespaceProperties(const Namespace& ns, const Properties& updates,
+                                                  const std::vector<std::string>& removals) {
+  std::lock_guard lock(mu_);
+  auto it = namespaces_.find(ns);
+  if (it == namespaces_.end()) return NoSuchNamespace(ns);
+  for (const std::string& k : removals) it->second.erase(k);
+  for (const auto& [k, v] : updates) it->second[k] = v;
+  return Status::OK();
+}
+
+Status MemoryMetastore::DropNamespace(const Namespace& ns) {
+  std::lock_guard lock(mu_);
+  if (namespaces_.count(ns) == 0) return NoSuchNamespace(ns);
+  for (const auto& [id, entry] : entries_) {
+    if (id.ns == ns) {
+      return Status::NamespaceNotEmpty("Namespace " + JoinNamespace(ns) + " is not empty: " +
+                                       "it holds " + id.name);
+    }
+  }
+  for (const auto& [other, props] : namespaces_) {
+    if (IsPrefix(ns, other)) {
+      return Status::NamespaceNotEmpty("Namespace " + JoinNamespace(ns) +
+                                       " is not empty: it holds namespace " +
+                                       JoinNamespace(other));
+    }
+  }
+  namespaces_.erase(ns);
+  return Status::OK();
+}
+
+Result<Pointer> MemoryMetastore::Load(const TableIdentifier& id, EntityKind kind) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.kind != kind) return NoSuchEntry(id, kind);
+  return it->second.pointer;
+}
+
+Result<std::vector<std::string>> MemoryMetastore::ListNames(const Namespace& ns,
+                                                            EntityKind kind) {
+  std::lock_guard lock(mu_);
+  if (namespaces_.count(ns) == 0) return NoSuchNamespace(ns);
+  std::vector<std::string> out;
+  for (auto it = entries_.lower_bound(TableIdentifier{ns, ""});
+       it != entries_.end() && it->first.ns == ns; ++it) {
+    if (it->second.kind == kind) out.push_back(it->first.name);
+  }
+  return out;
+}
+
+Status MemoryMetastore::CheckSwap(const PointerSwap& swap) const {
+  auto it = entries_.find(swap.id);
+  if (!swap.expected) {
+    if (namespaces_.count(swap.id.ns) == 0) return NoSuchNamespace(swap.id.ns);
+    if (it != entries_.end()) {
+      const char* what = it->second.kind == EntityKind::kTable ? "Table" : "View";
+      return Status::AlreadyExists(std::string(what) + " already exists: " + ToString(swap.id));
+    }
+    return Status::OK();
+  }
+  if (it == entries_.end() || it->second.kind != swap.kind) {
+    return Status::CommitFailed(ToString(swap.id) + " was dropped concurrently");
+  }
+  const Pointer& now = it->second.pointer;
+  if (now.metadata_location != swap.expected->metadata_location ||
+      now.version != swap.expected->version) {
+    return Status::CommitFailed("Commit failed: " + ToString(swap.id) +
+                                " changed concurrently (now at " + now.metadata_location + ")");
+  }
+  return Status::OK();
+}
+
+Status MemoryMetastore::Commit(const std::vector<PointerSwap>& swaps) {
+  std::lock_guard lock(mu_);
+  for (const PointerSwap& swap : swaps) RETURN_IF_ERROR(CheckSwap(swap));
+  for (const PointerSwap& swap : swaps) {
+    int64_t version = swap.expected ? swap.expected->version + 1 : 0;
+    entries_[swap.id] = Entry{swap.kind, Pointer{swap.new_location, version}};
+  }
+  return Status::OK();
+}
+
+Status MemoryMetastore::Drop(const TableIdentifier& id, EntityKind kind) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.kind != kind) return NoSuchEntry(id, kind);
+  entries_.erase(it);
+  return Status::OK();
+}
+
+Status MemoryMetastore::Rename(const TableIdentifier& from, const TableIdentifier& to,
+                               EntityKind kind) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(from);
+  if (it == entries_.end() || it->second.kind != kind) return NoSuchEntry(from, kind);
+  if (namespaces_.count(to.ns) == 0) return NoSuchNamespace(to.ns);
+  if (auto target = entries_.find(to); target != entries_.end()) {
+    const char* what = target->second.kind == EntityKind::kTable ? "Table" : "View";
+    return Status::AlreadyExists(std::string(what) + " already exists: " + ToString(to));
+  }
+  Entry entry = it->second;
+  entries_.erase(it);
+  entries_.emplace(to, entry);
+  return Status::OK();
+}
+
+}  // namespace cairn::catalog

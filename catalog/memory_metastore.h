@@ -1,0 +1,45 @@
+#pragma once
+
+// MemoryMetastore: the in-memory reference Metastore. Every other implementation must behave
+// like it (tests/catalog/metastore_contract_test.cc). One mutex guards everything.
+
+#include <map>
+#include <mutex>
+
+#include "catalog/metastore.h"
+
+namespace cairn::catalog {
+
+class MemoryMetastore final : public Metastore {
+ public:
+  Status CreateNamespace(const Namespace& ns, const Properties& properties) override;
+  Result<Properties> LoadNamespace(const Namespace& ns) override;
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
+  Status UpdateNamespaceProperties(const Namespace& ns, const Properties& updates,
+                                   const std::vector<std::string>& removals) override;
+  Status DropNamespace(const Namespace& ns) override;
+  Result<Pointer> Load(const TableIdentifier& id, EntityKind kind) override;
+  Result<std::vector<std::string>> ListNames(const Namespace& ns, EntityKind kind) override;
+  Status Commit(const std::vector<PointerSwap>& swaps) override;
+  Status Drop(const TableIdentifier& id, EntityKind kind) override;
+  Status Rename(const TableIdentifier& from, const TableIdentifier& to,
+                EntityKind kind) override;
+  Status Ping() override { return Status::OK(); }
+
+ private:
+  struct Entry {
+    EntityKind kind;
+    Pointer pointer;
+  };
+
+  Status CheckSwap(const PointerSwap& swap) const;  // REQUIRES: mu_ held
+
+  std::mutex mu_;
+  std::map<Namespace, Properties> namespaces_;
+  std::map<TableIdentifier, Entry> entries_;
+};
+
+// The NotFound status for a missing entry of `kind`.
+Status NoSuchEntry(const TableIdentifier& id, EntityKind kind);
+
+}  // namespace cairn::catalog

@@ -1,0 +1,86 @@
+#pragma once
+
+// Metastore: where the catalog keeps namespaces and each table's metadata pointer.
+//
+// The pointer of a table (or view) is the location of its current metadata file plus a
+// version that grows by one on every swap (against ABA after a drop and re-create or a
+// register with overwrite). Commits move pointers with a compare-and-swap.
+//
+// Implementations: SqliteMetastore (the embedded default), MemoryMetastore (the reference
+// the contract tests hold the others to).
+//
+// Thread-safety: every implementation is safe for concurrent use.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/identifier.h"
+#include "engine/json_util.h"
+#include "engine/status.h"
+
+namespace cairn::catalog {
+
+using engine::Properties;
+using engine::Result;
+using engine::Status;
+
+struct Pointer {
+  std::string metadata_location;
+  int64_t version = 0;
+};
+
+// One pointer move of a commit.
+struct PointerSwap {
+  TableIdentifier id;
+  EntityKind kind = EntityKind::kTable;
+  // The pointer the change was built on; nullopt creates the entry (it must not exist).
+  std::optional<Pointer> expected;
+  std::string new_location;
+};
+
+class Metastore {
+ public:
+  virtual ~Metastore() = default;
+
+  // --- Namespaces. Levels are validated by the caller.
+
+  // AlreadyExists if `ns` exists.
+  virtual Status CreateNamespace(const Namespace& ns, const Properties& properties) = 0;
+  // The namespace's properties; NoSuchNamespace if absent.
+  virtual Result<Properties> LoadNamespace(const Namespace& ns) = 0;
+  // Direct children of `parent` (all top-level namespaces for an empty parent), sorted.
+  // NoSuchNamespace if a non-empty parent does not exist.
+  virtual Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) = 0;
+  // Sets `updates` and removes `removals`; NoSuchNamespace if absent.
+  virtual Status UpdateNamespaceProperties(const Namespace& ns, const Properties& updates,
+                                           const std::vector<std::string>& removals) = 0;
+  // NoSuchNamespace if absent; NamespaceNotEmpty if it holds tables, views or namespaces.
+  virtual Status DropNamespace(const Namespace& ns) = 0;
+
+  // --- Tables and views. A table and a view never share a name.
+
+  // The current pointer. NoSuchTable / NoSuchView when there is no entry of that kind.
+  virtual Result<Pointer> Load(const TableIdentifier& id, EntityKind kind) = 0;
+  // Names of the entries of `kind` in `ns`, sorted. NoSuchNamespace if `ns` is absent.
+  virtual Result<std::vector<std::string>> ListNames(const Namespace& ns, EntityKind kind) = 0;
+  // Applies every swap in one transaction, or none of them:
+  // - CommitFailed: some entry's pointer is no longer `expected` (or it is gone);
+  // - AlreadyExists: a create found an entry (table or view) of that name;
+  // - NoSuchNamespace: a create's namespace does not exist;
+  // - Unavailable: the store could not start the transaction (nothing applied);
+  // - CommitStateUnknown: the outcome is unknown (the caller must reconcile).
+  virtual Status Commit(const std::vector<PointerSwap>& swaps) = 0;
+  // Removes the entry. NoSuchTable / NoSuchView if absent.
+  virtual Status Drop(const TableIdentifier& id, EntityKind kind) = 0;
+  // Renames an entry, keeping its pointer. NoSuchTable / NoSuchView if `from` is absent,
+  // NoSuchNamespace if the target namespace is, AlreadyExists if `to` is taken.
+  virtual Status Rename(const TableIdentifier& from, const TableIdentifier& to,
+                        EntityKind kind) = 0;
+
+  // OK if the store answers and its schema is current (for /ready).
+  virtual Status Ping() = 0;
+};
+
+}  // namespace cairn::catalog

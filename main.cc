@@ -1,0 +1,256 @@
+// cairn: an Apache Iceberg REST catalog. `cairn serve --help` lists every flag.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/sqlite_metastore.h"
+#include "engine/local_file_io.h"
+#include "rest/http_server.h"
+#include "rest/rest_api.h"
+
+namespace {
+
+struct Flag {
+  const char* name;  // --name
+  const char* env;   // environment variable
+  const char* help;
+  std::string value;  // default, then env, then command line
+  bool repeatable = false;
+};
+
+std::vector<Flag> ServeFlags() {
+  return {
+      {"host", "CAIRN_HOST", "address to listen on", "127.0.0.1"},
+      {"port", "CAIRN_PORT", "port to listen on; 0 picks a free one", "8181"},
+      {"data-dir", "CAIRN_DATA_DIR", "folder for the default database and warehouse",
+       "./cairn-data"},
+      {"db", "CAIRN_DB", "metastore: sqlite:PATH (default: sqlite:<data-dir>/cairn.db)", ""},
+      {"warehouse", "CAIRN_WAREHOUSE", "root of new tables (default: <data-dir>/warehouse)", ""},
+      {"allow-location", "CAIRN_ALLOW_LOCATIONS",
+       "further location prefix clients may place tables under (repeatable; env: comma-separated)",
+       "", true},
+      {"catalog-name", "CAIRN_CATALOG_NAME", "catalog_name column in the metastore", "cairn"},
+      {"threads", "CAIRN_THREADS", "HTTP worker threads (one per open connection)", "16"},
+      {"max-body-bytes", "CAIRN_MAX_BODY_BYTES", "largest accepted request body", "8388608"},
+      {"commit-attempts", "CAIRN_COMMIT_ATTEMPTS",
+       "compare-and-swap attempts per commit before answering 409", "10"},
+      {"cache-mib", "CAIRN_CACHE_MIB", "metadata cache budget in MiB", "256"},
+  };
+}
+
+void PrintHelp(const std::vector<Flag>& flags) {
+  std::cout << "usage: cairn serve [--flag value]...\n\n"
+               "Serves the Iceberg REST catalog API. Each flag may also be set by its\n"
+               "environment variable; the command line wins.\n\n";
+  for (const Flag& f : flags) {
+    std::cout << "  --" << f.name << std::string(18 - std::string(f.name).size(), ' ') << f.help
+              << "\n" << std::string(22, ' ') << "env " << f.env
+              << (f.value.empty() ? "" : ", default " + f.value) << "\n";
+  }
+  std::cout << "  --help              this text\n";
+}
+
+Flag* Find(std::vector<Flag>& flags, const std::string& name) {
+  for (Flag& f : flags) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+// Fills flags from the environment, then argv. Returns false (after printing why) on error.
+bool ParseFlags(int argc, char** argv, std::vector<Flag>& flags, bool* help) {
+  for (Flag& f : flags) {
+    if (const char* v = std::getenv(f.env)) f.value = v;
+  }
+  std::map<std::string, bool> seen;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      *help = true;
+      return true;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      std::cerr << "cairn: unexpected argument '" << arg << "' (see cairn serve --help)\n";
+      return false;
+    }
+    std::string name = arg.substr(2), value;
+    size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      std::cerr << "cairn: flag --" << name << " needs a value\n";
+      return false;
+    }
+    Flag* f = Find(flags, name);
+    if (f == nullptr) {
+      std::cerr << "cairn: unknown flag --" << name << " (see cairn serve --help)\n";
+      return false;
+    }
+    if (f->repeatable && seen[name]) {
+      f->value += "," + value;
+    } else {
+      f->value = value;
+    }
+    seen[name] = true;
+  }
+  return true;
+}
+
+bool ParseInt(const std::string& flag, const std::string& text, long min, long max, long* out) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < min || v > max) {
+    std::cerr << "cairn: --" << flag << " must be an integer from " << min << " to " << max
+              << ", got '" << text << "'\n";
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+std::string Absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+  std::string rel = path.rfind("./", 0) == 0 ? path.substr(2) : path;
+  return std::string(cwd) + "/" + rel;
+}
+
+bool MakeDir(const std::string& path) {
+  std::string partial;
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      partial = path.substr(0, i);
+      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+int Serve(int argc, char** argv) {
+  std::vector<Flag> flags = ServeFlags();
+  bool help = false;
+  if (!ParseFlags(argc, argv, flags, &help)) return 2;
+  if (help) {
+    PrintHelp(flags);
+    return 0;
+  }
+  auto get = [&](const char* name) { return Find(flags, name)->value; };
+  long port, threads, max_body, attempts, cache_mib;
+  if (!ParseInt("port", get("port"), 0, 65535, &port) ||
+      !ParseInt("threads", get("threads"), 1, 4096, &threads) ||
+      !ParseInt("max-body-bytes", get("max-body-bytes"), 1024, 1L << 31, &max_body) ||
+      !ParseInt("commit-attempts", get("commit-attempts"), 1, 1000, &attempts) ||
+      !ParseInt("cache-mib", get("cache-mib"), 1, 1 << 20, &cache_mib)) {
+    return 2;
+  }
+  std::string data_dir = Absolute(get("data-dir"));
+  std::string db = get("db");
+  if (db.empty()) db = "sqlite:" + data_dir + "/cairn.db";
+  if (db.rfind("sqlite:", 0) != 0) {
+    std::cerr << "cairn: --db must be sqlite:PATH, got '" << db << "'\n";
+    return 2;
+  }
+  std::string db_path = Absolute(db.substr(7));
+  std::string warehouse = get("warehouse").empty() ? data_dir + "/warehouse" : get("warehouse");
+  if (warehouse.find("://") == std::string::npos && warehouse.rfind("file:", 0) != 0) {
+    warehouse = Absolute(warehouse);
+    if (!MakeDir(warehouse)) {
+      std::cerr << "cairn: cannot create warehouse folder " << warehouse << "\n";
+      return 1;
+    }
+    warehouse = "file://" + warehouse;
+  }
+  std::string db_dir = db_path.substr(0, db_path.rfind('/'));
+  if (!db_dir.empty() && !MakeDir(db_dir)) {
+    std::cerr << "cairn: cannot create folder " << db_dir << "\n";
+    return 1;
+  }
+
+  cairn::catalog::SqliteMetastore::Options store_options;
+  store_options.path = db_path;
+  store_options.catalog_name = get("catalog-name");
+  auto store = cairn::catalog::SqliteMetastore::Open(store_options);
+  if (!store.ok()) {
+    std::cerr << "cairn: cannot open metastore " << db_path << ": " << store.status().message()
+              << "\n";
+    return 1;
+  }
+  cairn::catalog::CatalogOptions options;
+  options.metastore = std::move(store).value();
+  options.file_io = std::make_shared<cairn::engine::LocalFileIO>();
+  options.warehouse = warehouse;
+  options.allowed_locations = SplitList(get("allow-location"));
+  options.max_commit_attempts = static_cast<int>(attempts);
+  options.cache_bytes = static_cast<size_t>(cache_mib) << 20;
+  cairn::catalog::Catalog catalog(std::move(options));
+  cairn::rest::RestApi api(&catalog);
+
+  cairn::rest::ServerOptions server_options;
+  server_options.host = get("host");
+  server_options.port = static_cast<int>(port);
+  server_options.threads = static_cast<int>(threads);
+  server_options.max_body_bytes = static_cast<size_t>(max_body);
+  cairn::rest::HttpServer server(&api, server_options);
+  if (auto st = server.Bind(); !st.ok()) {
+    std::cerr << "cairn: " << st.message() << "\n";
+    return 1;
+  }
+
+  // Stop cleanly on SIGINT/SIGTERM: a thread waits for the signal and stops the server.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    server.Stop();
+  });
+  std::cout << "cairn listening on http://" << server_options.host << ":" << server.port()
+            << " (metastore sqlite:" << db_path << ", warehouse " << catalog.warehouse() << ")"
+            << std::endl;
+  server.Serve();
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string command = argc > 1 ? argv[1] : "";
+  if (command == "serve") return Serve(argc, argv);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << "usage: cairn serve [flags]   (cairn serve --help lists the flags)\n";
+    return 0;
+  }
+  std::cerr << "usage: cairn serve [flags]   (cairn serve --help lists the flags)\n";
+  return 2;
+}

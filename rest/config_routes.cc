@@ -1,0 +1,26 @@
+// /v1/config, /health and /ready.
+#include "rest/error_mapping.h"
+#include "rest/rest_api.h"
+
+namespace cairn::rest {
+
+using engine::Json;
+
+void RestApi::AddConfigRoutes() {
+  router_.Add("GET", "/v1/config", [this](const HttpRequest&, const PathParams&) {
+    Json endpoints = Endpoints();
+    return JsonResponse(200, {{"defaults", Json::object()},
+                              {"overrides", Json::object()},
+                              {"endpoints", std::move(endpoints)}});
+  });
+  router_.Add("GET", "/health", [](const HttpRequest&, const PathParams&) {
+    return JsonResponse(200, {{"status", "alive"}});
+  }, /*advertise=*/false);
+  router_.Add("GET", "/ready", [this](const HttpRequest&, const PathParams&) {
+    engine::Status st = catalog_->Ready();
+    if (!st.ok()) return ErrorResponse(503, "ServiceUnavailableException", st.message());
+    return JsonResponse(200, {{"status", "ready"}});
+  }, /*advertise=*/false);
+}
+
+}  // namespace cairn::rest

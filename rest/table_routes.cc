@@ -1,0 +1,274 @@
+// /v1/{prefix}/namespaces/{namespace}/tables..., /tables/rename, /transactions/commit.
+#include <cstdio>
+#include <strings.h>
+
+#include "rest/error_mapping.h"
+#include "rest/rest_api.h"
+
+namespace cairn::rest {
+namespace {
+
+using catalog::LoadedTable;
+using catalog::TableIdentifier;
+using engine::Json;
+using engine::Result;
+using engine::Status;
+
+TableIdentifier TableParam(const PathParams& params) {
+  return TableIdentifier{NamespaceParam(params), params.at("table")};
+}
+
+bool QueryFlag(const HttpRequest& request, const std::string& name) {
+  return strcasecmp(request.Query(name, "false").c_str(), "true") == 0;
+}
+
+// A strong ETag for one representation of one metadata file.
+std::string ETag(const std::string& location, bool refs_only) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char ch : location) h = (h ^ ch) * 1099511628211ULL;
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "\"%016llx-%s\"", static_cast<unsigned long long>(h),
+                refs_only ? "refs" : "all");
+  return buf;
+}
+
+bool ETagMatches(const std::string& if_none_match, const std::string& etag) {
+  if (if_none_match.empty()) return false;
+  size_t start = 0;
+  while (start < if_none_match.size()) {
+    size_t comma = if_none_match.find(',', start);
+    if (comma == std::string::npos) comma = if_none_match.size();
+    std::string tag = if_none_match.substr(start, comma - start);
+    tag.erase(0, tag.find_first_not_of(" \t"));
+    tag.erase(tag.find_last_not_of(" \t") + 1);
+    if (tag.rfind("W/", 0) == 0) tag = tag.substr(2);
+    if (tag == "*" || tag == etag) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
+// LoadTableResult / CommitTableResponse, built around the cached metadata text.
+HttpResponse TableResponse(const LoadedTable& t, bool refs_only, bool with_config) {
+  HttpResponse res;
+  const std::string& metadata =
+      refs_only ? t.metadata->metadata->ToJsonRefsOnly().dump() : t.metadata->json;
+  std::string body = "{";
+  if (!t.metadata_location.empty()) {
+    body += "\"metadata-location\":" + Json(t.metadata_location).dump() + ",";
+  }
+  body += "\"metadata\":";
+  body += metadata;
+  if (with_config) body += ",\"config\":{}";
+  body += "}";
+  res.body = std::move(body);
+  if (!t.metadata_location.empty()) res.headers["ETag"] = ETag(t.metadata_location, refs_only);
+  return res;
+}
+
+Result<catalog::CreateTableRequest> ParseCreateTable(const Json& body) {
+  catalog::CreateTableRequest r;
+  ASSIGN_OR_RETURN(r.name, engine::GetString(body, "name"));
+  RETURN_IF_ERROR(catalog::ValidateName(r.name, "table"));
+  ASSIGN_OR_RETURN(const Json* schema, engine::GetObject(body, "schema"));
+  ASSIGN_OR_RETURN(r.schema, engine::Schema::FromJson(*schema));
+  if (const Json* spec = engine::FindField(body, "partition-spec")) {
+    ASSIGN_OR_RETURN(r.spec, engine::PartitionSpec::FromJson(*spec));
+  }
+  if (const Json* order = engine::FindField(body, "write-order")) {
+    Json copy = *order;
+    if (copy.is_object() && !copy.contains("order-id")) copy["order-id"] = 0;
+    ASSIGN_OR_RETURN(r.sort_order, engine::SortOrder::FromJson(copy));
+  }
+  ASSIGN_OR_RETURN(r.location, engine::GetOptString(body, "location"));
+  ASSIGN_OR_RETURN(r.properties, engine::GetOptStringMap(body, "properties"));
+  ASSIGN_OR_RETURN(std::optional<bool> stage, engine::GetOptBool(body, "stage-create"));
+  r.stage_create = stage.value_or(false);
+  return r;
+}
+
+Result<catalog::TableChange> ParseChange(const Json& body, std::optional<TableIdentifier> id) {
+  catalog::TableChange change;
+  if (const Json* ident = engine::FindField(body, "identifier")) {
+    ASSIGN_OR_RETURN(TableIdentifier given, IdentifierFromJson(*ident, "identifier"));
+    if (id && !(given == *id)) {
+      return Status::InvalidArgument("identifier " + catalog::ToString(given) +
+                                     " does not match the table in the path " +
+                                     catalog::ToString(*id));
+    }
+    id = given;
+  }
+  if (!id) return Status::InvalidArgument("missing required field 'identifier'");
+  change.id = *id;
+  ASSIGN_OR_RETURN(const Json* reqs, engine::GetArray(body, "requirements"));
+  ASSIGN_OR_RETURN(change.requirements, engine::ParseTableRequirements(*reqs));
+  ASSIGN_OR_RETURN(const Json* updates, engine::GetArray(body, "updates"));
+  ASSIGN_OR_RETURN(change.updates, engine::ParseTableUpdates(*updates));
+  return change;
+}
+
+HttpResponse ListTables(catalog::Catalog* c, const HttpRequest& request,
+                        const PathParams& params) {
+  auto page = PageParams(request);
+  if (!page.ok()) return StatusResponse(page.status());
+  catalog::Namespace ns = NamespaceParam(params);
+  auto listed = c->ListTables(ns, *page);
+  if (!listed.ok()) return StatusResponse(listed.status());
+  Json ids = Json::array();
+  for (const std::string& name : listed->items) {
+    ids.push_back({{"namespace", NamespaceToJson(ns)}, {"name", name}});
+  }
+  Json body = {{"identifiers", std::move(ids)}};
+  AddNextPageToken(listed->next_token, &body);
+  return JsonResponse(200, body);
+}
+
+HttpResponse CreateTable(catalog::Catalog* c, const HttpRequest& request,
+                         const PathParams& params) {
+  auto body = ParseBody(request);
+  if (!body.ok()) return StatusResponse(body.status());
+  auto parsed = ParseCreateTable(*body);
+  if (!parsed.ok()) return StatusResponse(parsed.status());
+  auto table = c->CreateTable(NamespaceParam(params), *parsed);
+  if (!table.ok()) return StatusResponse(table.status());
+  return TableResponse(*table, false, true);
+}
+
+HttpResponse LoadTable(catalog::Catalog* c, const HttpRequest& request,
+                       const PathParams& params) {
+  std::string mode = request.Query("snapshots", "all");
+  if (mode != "all" && mode != "refs") {
+    return StatusResponse(Status::InvalidArgument("snapshots must be 'all' or 'refs', got '" +
+                                                  mode + "'"));
+  }
+  bool refs_only = mode == "refs";
+  auto table = c->LoadTable(TableParam(params));
+  if (!table.ok()) return StatusResponse(table.status());
+  std::string etag = ETag(table->metadata_location, refs_only);
+  if (ETagMatches(request.Header("If-None-Match"), etag)) {
+    HttpResponse res;
+    res.status = 304;
+    res.headers["ETag"] = etag;
+    return res;
+  }
+  return TableResponse(*table, refs_only, true);
+}
+
+HttpResponse TableExists(catalog::Catalog* c, const PathParams& params) {
+  auto table = c->LoadTable(TableParam(params));
+  return table.ok() ? NoContent() : StatusResponse(table.status());
+}
+
+HttpResponse CommitTable(catalog::Catalog* c, const HttpRequest& request,
+                         const PathParams& params) {
+  auto body = ParseBody(request);
+  if (!body.ok()) return StatusResponse(body.status());
+  auto change = ParseChange(*body, TableParam(params));
+  if (!change.ok()) return StatusResponse(change.status());
+  auto table = c->CommitTable(*change);
+  if (!table.ok()) return StatusResponse(table.status());
+  return TableResponse(*table, false, false);
+}
+
+HttpResponse DropTable(catalog::Catalog* c, const HttpRequest& request,
+                       const PathParams& params) {
+  Status st = c->DropTable(TableParam(params), QueryFlag(request, "purgeRequested"));
+  return st.ok() ? NoContent() : StatusResponse(st);
+}
+
+HttpResponse RegisterTable(catalog::Catalog* c, const HttpRequest& request,
+                           const PathParams& params) {
+  auto body = ParseBody(request);
+  if (!body.ok()) return StatusResponse(body.status());
+  auto name = engine::GetString(*body, "name");
+  if (!name.ok()) return StatusResponse(name.status());
+  auto location = engine::GetString(*body, "metadata-location");
+  if (!location.ok()) return StatusResponse(location.status());
+  auto overwrite = engine::GetOptBool(*body, "overwrite");
+  if (!overwrite.ok()) return StatusResponse(overwrite.status());
+  auto table = c->RegisterTable(TableIdentifier{NamespaceParam(params), *name}, *location,
+                                overwrite->value_or(false));
+  if (!table.ok()) return StatusResponse(table.status());
+  return TableResponse(*table, false, true);
+}
+
+HttpResponse RenameTable(catalog::Catalog* c, const HttpRequest& request) {
+  auto body = ParseBody(request);
+  if (!body.ok()) return StatusResponse(body.status());
+  auto source = engine::GetField(*body, "source");
+  if (!source.ok()) return StatusResponse(source.status());
+  auto from = IdentifierFromJson(**source, "source");
+  if (!from.ok()) return StatusResponse(from.status());
+  auto destination = engine::GetField(*body, "destination");
+  if (!destination.ok()) return StatusResponse(destination.status());
+  auto to = IdentifierFromJson(**destination, "destination");
+  if (!to.ok()) return StatusResponse(to.status());
+  Status st = c->RenameTable(*from, *to);
+  return st.ok() ? NoContent() : StatusResponse(st);
+}
+
+HttpResponse ReportMetrics(catalog::Catalog* c, const HttpRequest& request,
+                           const PathParams& params) {
+  auto body = ParseBody(request);
+  if (!body.ok()) return StatusResponse(body.status());
+  auto type = engine::GetString(*body, "report-type");
+  if (!type.ok()) return StatusResponse(type.status());
+  auto table = c->LoadTable(TableParam(params));
+  if (!table.ok()) return StatusResponse(table.status());
+  return NoContent();
+}
+
+HttpResponse CommitTransaction(catalog::Catalog* c, const HttpRequest& request) {
+  auto body = ParseBody(request);
+  if (!body.ok()) return StatusResponse(body.status());
+  auto list = engine::GetArray(*body, "table-changes");
+  if (!list.ok()) return StatusResponse(list.status());
+  std::vector<catalog::TableChange> changes;
+  for (const Json& entry : **list) {
+    if (!entry.is_object()) {
+      return StatusResponse(Status::InvalidArgument("each table change must be an object"));
+    }
+    auto change = ParseChange(entry, std::nullopt);
+    if (!change.ok()) return StatusResponse(change.status());
+    changes.push_back(std::move(change).value());
+  }
+  Status st = c->CommitTransaction(changes);
+  return st.ok() ? NoContent() : StatusResponse(st);
+}
+
+}  // namespace
+
+void RestApi::AddTableRoutes() {
+  catalog::Catalog* c = catalog_;
+  const std::string tables = "/v1/{prefix}/namespaces/{namespace}/tables";
+  const std::string table = tables + "/{table}";
+  router_.Add("GET", tables, [c](const HttpRequest& r, const PathParams& p) {
+    return ListTables(c, r, p);
+  });
+  router_.Add("POST", tables, [c](const HttpRequest& r, const PathParams& p) {
+    return CreateTable(c, r, p);
+  });
+  router_.Add("GET", table, [c](const HttpRequest& r, const PathParams& p) {
+    return LoadTable(c, r, p);
+  });
+  router_.Add("HEAD", table, [c](const HttpRequest&, const PathParams& p) {
+    return TableExists(c, p);
+  });
+  router_.Add("POST", table, [c](const HttpRequest& r, const PathParams& p) {
+    return CommitTable(c, r, p);
+  });
+  router_.Add("DELETE", table, [c](const HttpRequest& r, const PathParams& p) {
+    return DropTable(c, r, p);
+  });
+  router_.Add("POST", "/v1/{prefix}/namespaces/{namespace}/register",
+              [c](const HttpRequest& r, const PathParams& p) { return RegisterTable(c, r, p); });
+  router_.Add("POST", "/v1/{prefix}/tables/rename",
+              [c](const HttpRequest& r, const PathParams&) { return RenameTable(c, r); });
+  router_.Add("POST", table + "/metrics", [c](const HttpRequest& r, const PathParams& p) {
+    return ReportMetrics(c, r, p);
+  });
+  router_.Add("POST", "/v1/{prefix}/transactions/commit",
+              [c](const HttpRequest& r, const PathParams&) { return CommitTransaction(c, r); });
+}
+
+}  // namespace cairn::rest
