@@ -26,6 +26,7 @@
 #include "engine/metadata_builder.h"
 #include "engine/table_requirement.h"
 #include "engine/table_update.h"
+#include "engine/view_builder.h"
 
 namespace cairn::catalog {
 
@@ -75,6 +76,25 @@ struct TableChange {
   std::vector<engine::TableUpdate> updates;
 };
 
+struct LoadedView {
+  std::string metadata_location;
+  std::shared_ptr<const engine::ViewMetadata> metadata;
+};
+
+struct CreateViewRequest {
+  std::string name;
+  engine::Schema schema;
+  engine::ViewVersion version;  // its schema-id is replaced by the id given to `schema`
+  std::optional<std::string> location;
+  Properties properties;
+};
+
+struct ViewChange {
+  TableIdentifier id;
+  std::vector<engine::ViewRequirement> requirements;
+  std::vector<engine::ViewUpdate> updates;
+};
+
 struct NamespacePropertiesChange {
   std::vector<std::string> updated, removed, missing;
 };
@@ -112,6 +132,16 @@ class Catalog {
   Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& location,
                                     bool overwrite);
 
+  // --- Views: the same rules as tables, with NoSuchView; a view and a table never share a
+  // name (AlreadyExists).
+  Result<Page<std::string>> ListViews(const Namespace& ns, const PageRequest& page);
+  Result<LoadedView> LoadView(const TableIdentifier& id);
+  Result<LoadedView> CreateView(const Namespace& ns, const CreateViewRequest& request);
+  Result<LoadedView> CommitView(const ViewChange& change);
+  Status DropView(const TableIdentifier& id);
+  Status RenameView(const TableIdentifier& from, const TableIdentifier& to);
+  Result<LoadedView> RegisterView(const TableIdentifier& id, const std::string& location);
+
   // OK when the metastore answers with a current schema.
   Status Ready() { return options_.metastore->Ping(); }
 
@@ -131,6 +161,13 @@ class Catalog {
   Status Reconcile(const std::vector<Prepared>& prepared);
   // Runs the prepare → write → swap loop for `changes`; fills `out` on success.
   Status CommitChanges(const std::vector<TableChange>& changes, std::vector<Prepared>* out);
+  Result<std::shared_ptr<const engine::ViewMetadata>> ReadView(const std::string& location);
+  // Writes `metadata` as the new file of entry `id` and swaps the pointer from `expected`
+  // (nullopt: create). Deletes the file after a definite failure; on an unknown outcome keeps
+  // it unless the metastore shows the swap did not land.
+  Status WriteAndSwap(const TableIdentifier& id, EntityKind kind,
+                      const std::optional<Pointer>& expected, const std::string& location,
+                      const std::string& json);
   Status CheckLocation(const std::string& location) const;
   Result<std::string> DefaultLocation(const TableIdentifier& id);
   std::string NewMetadataLocation(const std::string& table_location,

@@ -12,6 +12,7 @@ RestApi::RestApi(catalog::Catalog* catalog) : catalog_(catalog) {
   AddConfigRoutes();
   AddNamespaceRoutes();
   AddTableRoutes();
+  AddViewRoutes();
 }
 
 HttpResponse RestApi::Handle(const HttpRequest& request) const {

@@ -29,6 +29,7 @@ class RestApi {
   void AddConfigRoutes();
   void AddNamespaceRoutes();
   void AddTableRoutes();
+  void AddViewRoutes();
 
   catalog::Catalog* catalog_;
   Router router_;
