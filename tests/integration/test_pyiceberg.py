@@ -8,7 +8,6 @@ The server binary comes from $CAIRN_BIN (default: <repo>/build/cairn).
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -510,7 +509,7 @@ CONCURRENT_SCHEMA = Schema(
 
 # Runs in a separate OS process: python -c WORKER_SRC <args>
 WORKER_SRC = r"""
-import json, random, sys, time
+import json, os, random, sys, time
 import pyarrow as pa
 import requests
 import requests.adapters
@@ -519,7 +518,7 @@ from pyiceberg.exceptions import CommitFailedException
 
 uri, ns, name = sys.argv[1], sys.argv[2], sys.argv[3]
 writer, n_appends, rows_per, max_attempts = (int(x) for x in sys.argv[4:8])
-deadline, start_at = float(sys.argv[8]), float(sys.argv[9])
+deadline, barrier_dir = float(sys.argv[8]), sys.argv[9]
 
 schema = pa.schema([pa.field("writer", pa.int32()), pa.field("seq", pa.int32()), pa.field("k", pa.int32())])
 
@@ -536,11 +535,16 @@ if isinstance(getattr(catalog, "_session", None), requests.Session):
     catalog._session.mount("http://", TimeoutAdapter())
 table = catalog.load_table((ns, name))
 
-# start together to maximise contention (bounded by the deadline)
-while time.time() < start_at and time.time() < deadline:
-    time.sleep(0.005)
+# start together to maximise contention: announce readiness, wait for "go" (bounded)
+open(os.path.join(barrier_dir, "ready-%d" % writer), "w").close()
+while not os.path.exists(os.path.join(barrier_dir, "go")):
+    if time.time() > deadline:
+        print(json.dumps({"writer": writer, "error": "never got the go signal"}), file=sys.stderr)
+        sys.exit(4)
+    time.sleep(0.001)
 
 conflicts = 0
+t_start = time.time()
 for seq in range(n_appends):
     rows = [{"writer": writer, "seq": seq, "k": k} for k in range(rows_per)]
     data = pa.Table.from_pylist(rows, schema=schema)
@@ -559,16 +563,20 @@ for seq in range(n_appends):
         print(json.dumps({"writer": writer, "error": "too many commit conflicts", "seq": seq}), file=sys.stderr)
         sys.exit(2)
 
-print(json.dumps({"writer": writer, "appends": n_appends, "conflicts": conflicts}))
+print(json.dumps({"writer": writer, "appends": n_appends, "conflicts": conflicts,
+                  "elapsed_s": round(time.time() - t_start, 3)}))
 """
 
 
 def test_concurrent_appends_from_four_processes_all_land_exactly_once(server, catalog, namespace, unique_name, tmp_path):
     name = unique_name("concurrent")
     ident = (namespace, name)
-    catalog.create_table(ident, schema=CONCURRENT_SCHEMA)
+    # pyiceberg 0.12 would retry a conflicting commit internally (with backoff);
+    # switch that off so every 409 reaches the writer's own reload-and-retry loop.
+    catalog.create_table(ident, schema=CONCURRENT_SCHEMA, properties={"commit.retry.num-retries": "0"})
 
-    start_at = time.time() + 3.0
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
     deadline = time.time() + WORKER_TIME_BUDGET_S
     workers = []
     try:
@@ -578,10 +586,20 @@ def test_concurrent_appends_from_four_processes_all_land_exactly_once(server, ca
             args = [
                 sys.executable, "-c", WORKER_SRC, server.uri, namespace, name,
                 str(w), str(APPENDS_PER_WRITER), str(ROWS_PER_APPEND), str(MAX_ATTEMPTS_PER_APPEND),
-                repr(deadline), repr(start_at),
+                repr(deadline), str(barrier),
             ]  # fmt: skip
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
             workers.append((w, proc, out, err))
+
+        # release the writers together once all have loaded the table (bounded wait)
+        ready_deadline = time.time() + 60
+        while time.time() < ready_deadline:
+            if all((barrier / f"ready-{w}").exists() for w in range(N_WRITERS)):
+                break
+            if any(proc.poll() is not None for _, proc, _, _ in workers):
+                break  # a writer died early; its exit status is reported below
+            time.sleep(0.01)
+        (barrier / "go").touch()
 
         for w, proc, _, _ in workers:
             remaining = max(1.0, deadline + 15 - time.time())
@@ -605,6 +623,7 @@ def test_concurrent_appends_from_four_processes_all_land_exactly_once(server, ca
         assert proc.returncode == 0, f"writer {w} exited with {proc.returncode}\nstdout:\n{stdout}\nstderr:\n{stderr[-5000:]}"
         reports[w] = json.loads(stdout.strip().splitlines()[-1])
     conflicts = sum(r["conflicts"] for r in reports.values())
+    print(f"{N_WRITERS} writers x {APPENDS_PER_WRITER} appends: {conflicts} commit conflicts retried; {reports}")
 
     table = catalog.load_table(ident)
     total_appends = N_WRITERS * APPENDS_PER_WRITER
