@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/postgres_metastore.h"
 #include "catalog/sqlite_metastore.h"
 #include "engine/local_file_io.h"
 #include "rest/http_server.h"
@@ -34,7 +35,10 @@ std::vector<Flag> ServeFlags() {
       {"port", "CAIRN_PORT", "port to listen on; 0 picks a free one", "8181"},
       {"data-dir", "CAIRN_DATA_DIR", "folder for the default database and warehouse",
        "./cairn-data"},
-      {"db", "CAIRN_DB", "metastore: sqlite:PATH (default: sqlite:<data-dir>/cairn.db)", ""},
+      {"db", "CAIRN_DB",
+       "metastore: sqlite:PATH or postgresql://USER@HOST:PORT/DB "
+       "(default: sqlite:<data-dir>/cairn.db)",
+       ""},
       {"warehouse", "CAIRN_WAREHOUSE", "root of new tables (default: <data-dir>/warehouse)", ""},
       {"allow-location", "CAIRN_ALLOW_LOCATIONS",
        "further location prefix clients may place tables under (repeatable; env: comma-separated)",
@@ -152,6 +156,27 @@ std::vector<std::string> SplitList(const std::string& s) {
   return out;
 }
 
+// Opens the metastore named by --db, creating a SQLite file's folder when missing.
+cairn::engine::Result<std::shared_ptr<cairn::catalog::Metastore>> OpenMetastore(
+    const std::string& db, bool postgres, const std::string& catalog_name) {
+  if (postgres) {
+    cairn::catalog::PostgresMetastore::Options o;
+    o.url = db;
+    o.catalog_name = catalog_name;
+    ASSIGN_OR_RETURN(auto store, cairn::catalog::PostgresMetastore::Open(o));
+    return std::shared_ptr<cairn::catalog::Metastore>(std::move(store));
+  }
+  cairn::catalog::SqliteMetastore::Options o;
+  o.path = Absolute(db.substr(7));
+  o.catalog_name = catalog_name;
+  std::string dir = o.path.substr(0, o.path.rfind('/'));
+  if (!dir.empty() && !MakeDir(dir)) {
+    return cairn::engine::Status::IOError("cannot create folder " + dir);
+  }
+  ASSIGN_OR_RETURN(auto store, cairn::catalog::SqliteMetastore::Open(o));
+  return std::shared_ptr<cairn::catalog::Metastore>(std::move(store));
+}
+
 int Serve(int argc, char** argv) {
   std::vector<Flag> flags = ServeFlags();
   bool help = false;
@@ -172,11 +197,11 @@ int Serve(int argc, char** argv) {
   std::string data_dir = Absolute(get("data-dir"));
   std::string db = get("db");
   if (db.empty()) db = "sqlite:" + data_dir + "/cairn.db";
-  if (db.rfind("sqlite:", 0) != 0) {
-    std::cerr << "cairn: --db must be sqlite:PATH, got '" << db << "'\n";
+  bool postgres = db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0;
+  if (!postgres && db.rfind("sqlite:", 0) != 0) {
+    std::cerr << "cairn: --db must be sqlite:PATH or postgresql://..., got '" << db << "'\n";
     return 2;
   }
-  std::string db_path = Absolute(db.substr(7));
   std::string warehouse = get("warehouse").empty() ? data_dir + "/warehouse" : get("warehouse");
   if (warehouse.find("://") == std::string::npos && warehouse.rfind("file:", 0) != 0) {
     warehouse = Absolute(warehouse);
@@ -186,19 +211,9 @@ int Serve(int argc, char** argv) {
     }
     warehouse = "file://" + warehouse;
   }
-  std::string db_dir = db_path.substr(0, db_path.rfind('/'));
-  if (!db_dir.empty() && !MakeDir(db_dir)) {
-    std::cerr << "cairn: cannot create folder " << db_dir << "\n";
-    return 1;
-  }
-
-  cairn::catalog::SqliteMetastore::Options store_options;
-  store_options.path = db_path;
-  store_options.catalog_name = get("catalog-name");
-  auto store = cairn::catalog::SqliteMetastore::Open(store_options);
+  auto store = OpenMetastore(db, postgres, get("catalog-name"));
   if (!store.ok()) {
-    std::cerr << "cairn: cannot open metastore " << db_path << ": " << store.status().message()
-              << "\n";
+    std::cerr << "cairn: cannot open metastore: " << store.status().message() << "\n";
     return 1;
   }
   cairn::catalog::CatalogOptions options;
@@ -234,7 +249,8 @@ int Serve(int argc, char** argv) {
     server.Stop();
   });
   std::cout << "cairn listening on http://" << server_options.host << ":" << server.port()
-            << " (metastore sqlite:" << db_path << ", warehouse " << catalog.warehouse() << ")"
+            << " (metastore " << (postgres ? "postgresql" : db) << ", warehouse "
+            << catalog.warehouse() << ")"
             << std::endl;
   server.Serve();
   pthread_kill(waiter.native_handle(), SIGTERM);

@@ -15,5 +15,7 @@ struct Migration {
 
 // The migrations of migrations/sqlite/, in version order.
 const std::vector<Migration>& SqliteMigrations();
+// The migrations of migrations/postgres/, in version order.
+const std::vector<Migration>& PostgresMigrations();
 
 }  // namespace cairn::catalog

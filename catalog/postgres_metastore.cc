@@ -1,0 +1,403 @@
+#include "catalog/postgres_metastore.h"
+
+#include <pqxx/pqxx>
+
+#include <set>
+
+#include "catalog/memory_metastore.h"
+#include "catalog/migration.h"
+
+namespace cairn::catalog {
+namespace {
+
+constexpr const char* kExistsKey = "exists";
+constexpr long kMigrationLockKey = 0x6361697226;  // "cair&": the advisory lock of migrations
+
+const char* TypeName(EntityKind kind) { return kind == EntityKind::kTable ? "TABLE" : "VIEW"; }
+
+Namespace SplitNamespace(const std::string& joined) {
+  Namespace out;
+  size_t start = 0;
+  for (;;) {
+    size_t dot = joined.find('.', start);
+    out.push_back(joined.substr(start, dot - start));
+    if (dot == std::string::npos) return out;
+    start = dot + 1;
+  }
+}
+
+Status NoSuchNamespace(const Namespace& ns) {
+  return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
+}
+
+bool NamespaceExists(pqxx::transaction_base& tx, const std::string& catalog,
+                     const Namespace& ns) {
+  return !tx.exec_params("SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = $1 "
+                         "AND namespace = $2 LIMIT 1",
+                         catalog, JoinNamespace(ns))
+              .empty();
+}
+
+// The entry's type ("TABLE"/"VIEW"), or "" when absent. `lock` takes a row lock.
+std::string EntryType(pqxx::transaction_base& tx, const std::string& catalog,
+                      const TableIdentifier& id) {
+  pqxx::result r = tx.exec_params(
+      "SELECT coalesce(iceberg_type, 'TABLE') FROM iceberg_tables WHERE catalog_name = $1 "
+      "AND table_namespace = $2 AND table_name = $3",
+      catalog, JoinNamespace(id.ns), id.name);
+  return r.empty() ? "" : r[0][0].as<std::string>();
+}
+
+Status Taken(const std::string& type, const TableIdentifier& id) {
+  return Status::AlreadyExists(std::string(type == "VIEW" ? "View" : "Table") +
+                               " already exists: " + ToString(id));
+}
+
+}  // namespace
+
+struct PostgresMetastore::Connection {
+  explicit Connection(const std::string& url) : pq(url) {}
+  pqxx::connection pq;
+};
+
+// A pooled connection; returned to the pool when the lease ends, unless it broke.
+class PostgresMetastore::Lease {
+ public:
+  Lease(PostgresMetastore* owner, std::unique_ptr<Connection> conn)
+      : owner_(owner), conn_(std::move(conn)) {}
+  Lease(Lease&&) = default;
+  ~Lease() {
+    if (conn_ && conn_->pq.is_open()) owner_->Release(std::move(conn_));
+  }
+  pqxx::connection& operator*() { return conn_->pq; }
+
+ private:
+  PostgresMetastore* owner_;
+  std::unique_ptr<Connection> conn_;
+};
+
+PostgresMetastore::PostgresMetastore(Options options) : options_(std::move(options)) {}
+
+PostgresMetastore::~PostgresMetastore() = default;
+
+Result<std::unique_ptr<PostgresMetastore>> PostgresMetastore::Open(const Options& options) {
+  std::unique_ptr<PostgresMetastore> store(new PostgresMetastore(options));
+  RETURN_IF_ERROR(store->Migrate());
+  return store;
+}
+
+Result<PostgresMetastore::Lease> PostgresMetastore::Acquire() {
+  {
+    std::lock_guard lock(pool_mu_);
+    while (!idle_.empty()) {
+      std::unique_ptr<Connection> conn = std::move(idle_.back());
+      idle_.pop_back();
+      if (conn->pq.is_open()) return Lease(this, std::move(conn));
+    }
+  }
+  try {
+    auto conn = std::make_unique<Connection>(options_.url);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    conn->pq.inhibit_reactivation(true);  // never silently reconnect: a lost session is an error
+#pragma GCC diagnostic pop
+    return Lease(this, std::move(conn));
+  } catch (const std::exception& e) {
+    return Status::Unavailable(std::string("cannot connect to PostgreSQL: ") + e.what());
+  }
+}
+
+void PostgresMetastore::Release(std::unique_ptr<Connection> conn) {
+  std::lock_guard lock(pool_mu_);
+  if (idle_.size() < options_.max_idle_connections) idle_.push_back(std::move(conn));
+}
+
+template <typename Body>
+Status PostgresMetastore::Transact(Body body, Status::Code lost_commit) {
+  ASSIGN_OR_RETURN(Lease conn, Acquire());
+  try {
+    pqxx::work tx(*conn);
+    Status st = body(tx);
+    if (!st.ok()) return st;  // the transaction aborts when `tx` goes out of scope
+    try {
+      tx.commit();
+    } catch (const pqxx::in_doubt_error& e) {
+      return Status(lost_commit, std::string("PostgreSQL commit outcome unknown: ") + e.what());
+    } catch (const pqxx::broken_connection& e) {
+      return Status(lost_commit, std::string("PostgreSQL connection lost during commit: ") +
+                                     e.what());
+    }
+    return Status::OK();
+  } catch (const pqxx::broken_connection& e) {
+    return Status::Unavailable(std::string("PostgreSQL connection lost: ") + e.what());
+  } catch (const pqxx::sql_error& e) {
+    const std::string& state = e.sqlstate();
+    if (state == "40001" || state == "40P01" || state == "55P03" || state == "57014") {
+      return Status::Unavailable(std::string("PostgreSQL: ") + e.what());
+    }
+    return Status::Internal(std::string("PostgreSQL: ") + e.what());
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("PostgreSQL: ") + e.what());
+  }
+}
+
+Status PostgresMetastore::Migrate() {
+  const std::vector<Migration>& known = PostgresMigrations();
+  return Transact([&](pqxx::work& tx) -> Status {
+    // Held until this transaction ends: replicas starting together migrate one at a time.
+    tx.exec_params("SELECT pg_advisory_xact_lock($1)", kMigrationLockKey);
+    tx.exec(
+        "CREATE TABLE IF NOT EXISTS cairn_schema_migrations (version INTEGER PRIMARY KEY, "
+        "name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+    long current = tx.exec("SELECT coalesce(max(version), 0) FROM cairn_schema_migrations")[0][0]
+                       .as<long>();
+    if (current > static_cast<long>(known.size())) {
+      return Status::Internal("the database schema is at version " + std::to_string(current) +
+                              ", newer than this binary knows (" +
+                              std::to_string(known.size()) + "): upgrade cairn");
+    }
+    for (const Migration& m : known) {
+      if (m.version <= current) continue;
+      tx.exec(m.sql);
+      tx.exec_params("INSERT INTO cairn_schema_migrations (version, name) VALUES ($1, $2)",
+                     m.version, std::string(m.name));
+    }
+    return Status::OK();
+  });
+}
+
+Status PostgresMetastore::Ping() {
+  long version = 0;
+  Status st = Transact([&](pqxx::work& tx) -> Status {
+    version = tx.exec("SELECT coalesce(max(version), 0) FROM cairn_schema_migrations")[0][0]
+                  .as<long>();
+    return Status::OK();
+  });
+  RETURN_IF_ERROR(st);
+  if (version != static_cast<long>(PostgresMigrations().size())) {
+    return Status::Unavailable("database schema is at version " + std::to_string(version) +
+                               ", expected " + std::to_string(PostgresMigrations().size()));
+  }
+  return Status::OK();
+}
+
+Status PostgresMetastore::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  return Transact([&](pqxx::work& tx) -> Status {
+    // The primary key serializes concurrent creates of the same namespace.
+    pqxx::result r = tx.exec_params(
+        "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, "
+        "property_value) VALUES ($1, $2, $3, 'true') ON CONFLICT DO NOTHING",
+        options_.catalog_name, JoinNamespace(ns), std::string(kExistsKey));
+    if (r.affected_rows() != 1) {
+      return Status::AlreadyExists("Namespace already exists: " + JoinNamespace(ns));
+    }
+    for (const auto& [k, v] : properties) {
+      if (k == kExistsKey) continue;
+      tx.exec_params(
+          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, "
+          "property_value) VALUES ($1, $2, $3, $4)",
+          options_.catalog_name, JoinNamespace(ns), k, v);
+    }
+    return Status::OK();
+  });
+}
+
+Result<Properties> PostgresMetastore::LoadNamespace(const Namespace& ns) {
+  Properties props;
+  bool found = false;
+  RETURN_IF_ERROR(Transact([&](pqxx::work& tx) -> Status {
+    pqxx::result r = tx.exec_params(
+        "SELECT property_key, property_value FROM iceberg_namespace_properties WHERE "
+        "catalog_name = $1 AND namespace = $2",
+        options_.catalog_name, JoinNamespace(ns));
+    for (const auto& row : r) {
+      found = true;
+      std::string key = row[0].as<std::string>();
+      if (key != kExistsKey) props[key] = row[1].is_null() ? "" : row[1].as<std::string>();
+    }
+    return Status::OK();
+  }));
+  if (!found) return NoSuchNamespace(ns);
+  return props;
+}
+
+Result<std::vector<Namespace>> PostgresMetastore::ListNamespaces(const Namespace& parent) {
+  std::set<Namespace> children;
+  RETURN_IF_ERROR(Transact([&](pqxx::work& tx) -> Status {
+    if (!parent.empty() && !NamespaceExists(tx, options_.catalog_name, parent)) {
+      return NoSuchNamespace(parent);
+    }
+    std::string prefix = JoinNamespace(parent);
+    pqxx::result r = tx.exec_params(
+        "SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = $1 "
+        "AND ($2 = '' OR left(namespace, length($2) + 1) = $2 || '.')",
+        options_.catalog_name, prefix);
+    for (const auto& row : r) {
+      Namespace ns = SplitNamespace(row[0].as<std::string>());
+      if (ns.size() > parent.size()) ns.resize(parent.size() + 1);
+      if (ns.size() == parent.size() + 1) children.insert(std::move(ns));
+    }
+    return Status::OK();
+  }));
+  return std::vector<Namespace>(children.begin(), children.end());
+}
+
+Status PostgresMetastore::UpdateNamespaceProperties(const Namespace& ns,
+                                                    const Properties& updates,
+                                                    const std::vector<std::string>& removals) {
+  return Transact([&](pqxx::work& tx) -> Status {
+    if (!NamespaceExists(tx, options_.catalog_name, ns)) return NoSuchNamespace(ns);
+    for (const std::string& k : removals) {
+      if (k == kExistsKey) continue;
+      tx.exec_params(
+          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = $1 AND namespace = $2 "
+          "AND property_key = $3",
+          options_.catalog_name, JoinNamespace(ns), k);
+    }
+    for (const auto& [k, v] : updates) {
+      if (k == kExistsKey) continue;
+      tx.exec_params(
+          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, "
+          "property_value) VALUES ($1, $2, $3, $4) ON CONFLICT (catalog_name, namespace, "
+          "property_key) DO UPDATE SET property_value = EXCLUDED.property_value",
+          options_.catalog_name, JoinNamespace(ns), k, v);
+    }
+    return Status::OK();
+  });
+}
+
+Status PostgresMetastore::DropNamespace(const Namespace& ns) {
+  return Transact([&](pqxx::work& tx) -> Status {
+    const std::string joined = JoinNamespace(ns);
+    // Lock the namespace's rows so a concurrent create in it waits for the outcome.
+    pqxx::result mine = tx.exec_params(
+        "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = $1 AND namespace = $2 "
+        "FOR UPDATE",
+        options_.catalog_name, joined);
+    if (mine.empty()) return NoSuchNamespace(ns);
+    pqxx::result entry = tx.exec_params(
+        "SELECT table_name FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 "
+        "LIMIT 1",
+        options_.catalog_name, joined);
+    if (!entry.empty()) {
+      return Status::NamespaceNotEmpty("Namespace " + joined + " is not empty: it holds " +
+                                       entry[0][0].as<std::string>());
+    }
+    pqxx::result child = tx.exec_params(
+        "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = $1 AND "
+        "left(namespace, length($2) + 1) = $2 || '.' LIMIT 1",
+        options_.catalog_name, joined);
+    if (!child.empty()) {
+      return Status::NamespaceNotEmpty("Namespace " + joined +
+                                       " is not empty: it holds other namespaces");
+    }
+    tx.exec_params(
+        "DELETE FROM iceberg_namespace_properties WHERE catalog_name = $1 AND namespace = $2",
+        options_.catalog_name, joined);
+    return Status::OK();
+  });
+}
+
+Result<Pointer> PostgresMetastore::Load(const TableIdentifier& id, EntityKind kind) {
+  std::optional<Pointer> ptr;
+  RETURN_IF_ERROR(Transact([&](pqxx::work& tx) -> Status {
+    pqxx::result r = tx.exec_params(
+        "SELECT metadata_location, cairn_version, coalesce(iceberg_type, 'TABLE') FROM "
+        "iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3",
+        options_.catalog_name, JoinNamespace(id.ns), id.name);
+    if (!r.empty() && r[0][2].as<std::string>() == TypeName(kind)) {
+      ptr = Pointer{r[0][0].as<std::string>(), r[0][1].as<int64_t>()};
+    }
+    return Status::OK();
+  }));
+  if (!ptr) return NoSuchEntry(id, kind);
+  return *ptr;
+}
+
+Result<std::vector<std::string>> PostgresMetastore::ListNames(const Namespace& ns,
+                                                              EntityKind kind) {
+  std::vector<std::string> names;
+  RETURN_IF_ERROR(Transact([&](pqxx::work& tx) -> Status {
+    if (!NamespaceExists(tx, options_.catalog_name, ns)) return NoSuchNamespace(ns);
+    pqxx::result r = tx.exec_params(
+        "SELECT table_name FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 "
+        "AND coalesce(iceberg_type, 'TABLE') = $3 ORDER BY table_name COLLATE \"C\"",
+        options_.catalog_name, JoinNamespace(ns), std::string(TypeName(kind)));
+    for (const auto& row : r) names.push_back(row[0].as<std::string>());
+    return Status::OK();
+  }));
+  return names;
+}
+
+Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps) {
+  auto body = [&](pqxx::work& tx) -> Status {
+    for (const PointerSwap& s : swaps) {
+      const std::string ns = JoinNamespace(s.id.ns);
+      if (!s.expected) {
+        if (!NamespaceExists(tx, options_.catalog_name, s.id.ns)) {
+          return NoSuchNamespace(s.id.ns);
+        }
+        pqxx::result r = tx.exec_params(
+            "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+            "metadata_location, previous_metadata_location, iceberg_type, cairn_version) "
+            "VALUES ($1, $2, $3, $4, NULL, $5, 0) ON CONFLICT DO NOTHING",
+            options_.catalog_name, ns, s.id.name, s.new_location,
+            std::string(TypeName(s.kind)));
+        if (r.affected_rows() != 1) return Taken(EntryType(tx, options_.catalog_name, s.id), s.id);
+        continue;
+      }
+      // The compare-and-swap: one statement, exactly one row or someone else won.
+      pqxx::result r = tx.exec_params(
+          "UPDATE iceberg_tables SET metadata_location = $4, previous_metadata_location = $5, "
+          "cairn_version = cairn_version + 1 WHERE catalog_name = $1 AND table_namespace = $2 "
+          "AND table_name = $3 AND metadata_location = $5 AND cairn_version = $6 "
+          "AND coalesce(iceberg_type, 'TABLE') = $7",
+          options_.catalog_name, ns, s.id.name, s.new_location, s.expected->metadata_location,
+          s.expected->version, std::string(TypeName(s.kind)));
+      if (r.affected_rows() != 1) {
+        return Status::CommitFailed("Commit failed: " + ToString(s.id) +
+                                    " changed concurrently");
+      }
+    }
+    return Status::OK();
+  };
+  return Transact(body, Status::Code::kCommitStateUnknown);
+}
+
+Status PostgresMetastore::Drop(const TableIdentifier& id, EntityKind kind) {
+  return Transact([&](pqxx::work& tx) -> Status {
+    pqxx::result r = tx.exec_params(
+        "DELETE FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 AND "
+        "table_name = $3 AND coalesce(iceberg_type, 'TABLE') = $4",
+        options_.catalog_name, JoinNamespace(id.ns), id.name, std::string(TypeName(kind)));
+    if (r.affected_rows() != 1) return NoSuchEntry(id, kind);
+    return Status::OK();
+  });
+}
+
+Status PostgresMetastore::Rename(const TableIdentifier& from, const TableIdentifier& to,
+                                 EntityKind kind) {
+  return Transact([&](pqxx::work& tx) -> Status {
+    if (EntryType(tx, options_.catalog_name, from) != TypeName(kind)) {
+      return NoSuchEntry(from, kind);
+    }
+    if (!NamespaceExists(tx, options_.catalog_name, to.ns)) return NoSuchNamespace(to.ns);
+    std::string taken = EntryType(tx, options_.catalog_name, to);
+    if (!taken.empty()) return Taken(taken, to);
+    try {
+      pqxx::subtransaction sub(tx);
+      pqxx::result r = sub.exec_params(
+          "UPDATE iceberg_tables SET table_namespace = $4, table_name = $5 WHERE catalog_name = "
+          "$1 AND table_namespace = $2 AND table_name = $3",
+          options_.catalog_name, JoinNamespace(from.ns), from.name, JoinNamespace(to.ns),
+          to.name);
+      sub.commit();
+      if (r.affected_rows() != 1) return NoSuchEntry(from, kind);
+    } catch (const pqxx::unique_violation&) {
+      return Taken("TABLE", to);  // created concurrently
+    }
+    return Status::OK();
+  });
+}
+
+}  // namespace cairn::catalog
