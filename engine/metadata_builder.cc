@@ -94,12 +94,15 @@ Status MetadataBuilder::Apply(const TableUpdate& u) {
       }
       return Status::OK();
     case Kind::kSetProperties:
-      for (const auto& [k, v] : u.updates) m_.properties[k] = v;
-      changed_ = true;
+      for (const auto& [k, v] : u.updates) {
+        auto [it, inserted] = m_.properties.try_emplace(k, v);
+        if (!inserted && it->second == v) continue;
+        it->second = v;
+        changed_ = true;
+      }
       return Status::OK();
     case Kind::kRemoveProperties:
-      for (const std::string& k : u.removals) m_.properties.erase(k);
-      changed_ = true;
+      for (const std::string& k : u.removals) changed_ |= m_.properties.erase(k) > 0;
       return Status::OK();
     case Kind::kSetStatistics:
       Upsert(&m_.statistics, *u.entry, false);
@@ -208,7 +211,7 @@ Status MetadataBuilder::AddSpec(const PartitionSpec& requested) {
   RETURN_IF_ERROR(CheckSourceIds(sources, "partition field"));
   int32_t new_id = 0;
   for (const PartitionSpec& s : m_.specs) {
-    if (s.SameFields(spec)) {
+    if (s.CompatibleWith(requested)) {
       last_added_spec_ = s.spec_id;
       return Status::OK();
     }
@@ -288,6 +291,10 @@ Status MetadataBuilder::AddSnapshot(const Snapshot& snapshot) {
       return Status::InvalidArgument("snapshot " + Str(snapshot.snapshot_id) +
                                      ": summary is missing 'operation'");
     }
+    if (snapshot.manifest_list.empty()) {
+      return Status::InvalidArgument("snapshot " + Str(snapshot.snapshot_id) +
+                                     ": missing required field 'manifest-list'");
+    }
     if (snapshot.parent_snapshot_id && snapshot.sequence_number <= m_.last_sequence_number) {
       return Status::CommitFailed("Cannot add snapshot with sequence number " +
                                   Str(snapshot.sequence_number) +
@@ -317,11 +324,13 @@ Status MetadataBuilder::SetRef(const std::string& name, const SnapshotRef& ref) 
     return Status::InvalidArgument("Cannot set " + name + " to unknown snapshot: " +
                                    Str(ref.snapshot_id));
   }
+  if (name == "main" && !ref.is_branch()) {
+    return Status::InvalidArgument("main must be a branch, not a tag");
+  }
   auto it = m_.refs.find(name);
   if (it != m_.refs.end() && it->second == ref) return Status::OK();
   m_.refs[name] = ref;
   if (name == "main") {
-    if (!ref.is_branch()) return Status::InvalidArgument("main must be a branch, not a tag");
     m_.current_snapshot_id = ref.snapshot_id;
     int64_t ts = added_snapshot_ms_ ? *added_snapshot_ms_ : now_ms_;
     m_.snapshot_log.push_back({ts, ref.snapshot_id});

@@ -41,6 +41,18 @@ Json PartitionSpec::FieldsToJson() const {
 
 Json PartitionSpec::ToJson() const { return {{"spec-id", spec_id}, {"fields", FieldsToJson()}}; }
 
+bool PartitionSpec::CompatibleWith(const PartitionSpec& other) const {
+  if (fields.size() != other.fields.size()) return false;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const PartitionField& a = fields[i];
+    const PartitionField& b = other.fields[i];
+    if (a.source_id != b.source_id || a.transform != b.transform || a.name != b.name) {
+      return false;
+    }
+  }
+  return true;
+}
+
 int32_t PartitionSpec::LastAssignedFieldId() const {
   int32_t last = kFirstFieldId - 1;
   for (const PartitionField& f : fields) last = std::max(last, f.field_id.value_or(last));

@@ -35,8 +35,9 @@ struct PartitionSpec {
 
   // Largest field id, or kFirstFieldId - 1 when there is none.
   int32_t LastAssignedFieldId() const;
-  // Same fields (names, transforms, sources and ids).
-  bool SameFields(const PartitionSpec& other) const { return fields == other.fields; }
+  // Same fields by name, transform and source (field ids aside: a requested spec may lack
+  // them), in the same order.
+  bool CompatibleWith(const PartitionSpec& other) const;
 };
 
 }  // namespace cairn::engine

@@ -14,20 +14,18 @@ Result<Snapshot> Snapshot::FromJson(const Json& json, int format_version) {
   }
   s.sequence_number = seq.value_or(0);
   ASSIGN_OR_RETURN(s.timestamp_ms, GetInt64(json, "timestamp-ms"));
+  // A table upgraded from v1 keeps its v1 snapshots (manifests, no summary): read them as
+  // they are; MetadataBuilder holds new snapshots to the rules of the table's version.
   ASSIGN_OR_RETURN(std::optional<std::string> list, GetOptString(json, "manifest-list"));
   if (list) {
     s.manifest_list = *list;
+  } else if (FindField(json, "manifests") != nullptr) {
+    ASSIGN_OR_RETURN(s.manifests, GetStringList(json, "manifests"));
   } else if (format_version >= 2) {
     return Status::InvalidArgument("snapshot " + std::to_string(s.snapshot_id) +
                                    ": missing required field 'manifest-list'");
-  } else if (FindField(json, "manifests") != nullptr) {
-    ASSIGN_OR_RETURN(s.manifests, GetStringList(json, "manifests"));
   }
   ASSIGN_OR_RETURN(s.summary, GetOptStringMap(json, "summary"));
-  if (format_version >= 2 && s.summary.count("operation") == 0) {
-    return Status::InvalidArgument("snapshot " + std::to_string(s.snapshot_id) +
-                                   ": summary is missing 'operation'");
-  }
   ASSIGN_OR_RETURN(s.schema_id, GetOptInt32(json, "schema-id"));
   ASSIGN_OR_RETURN(s.first_row_id, GetOptInt64(json, "first-row-id"));
   ASSIGN_OR_RETURN(s.added_rows, GetOptInt64(json, "added-rows"));

@@ -24,7 +24,8 @@ struct Snapshot {
   std::optional<int64_t> added_rows;    // v3
   std::optional<std::string> key_id;    // v3 encryption
 
-  // `format_version` decides which fields are required (v2+: sequence-number, operation).
+  // `format_version` decides which fields are required (v2+: sequence-number, and a
+  // manifest-list unless the snapshot predates an upgrade from v1 and lists manifests).
   static Result<Snapshot> FromJson(const Json& json, int format_version);
   Json ToJson(int format_version) const;
   const std::string& operation() const;

@@ -150,8 +150,18 @@ Status ParseSnapshots(const Json& json, TableMetadata* m) {
       }
       m->refs.emplace(it.key(), std::move(ref));
     }
-  } else if (m->current_snapshot_id) {
+  }
+  if (m->current_snapshot_id && m->refs.count("main") == 0) {
     m->refs.emplace("main", SnapshotRef{*m->current_snapshot_id, "branch", {}, {}, {}});
+  }
+  auto main = m->refs.find("main");
+  std::optional<int64_t> main_id;
+  if (main != m->refs.end()) main_id = main->second.snapshot_id;
+  if (main_id != m->current_snapshot_id) {
+    return Status::InvalidArgument("ref 'main' (" + (main_id ? Str(*main_id) : "absent") +
+                                   ") disagrees with current-snapshot-id (" +
+                                   (m->current_snapshot_id ? Str(*m->current_snapshot_id) : "-1") +
+                                   ")");
   }
   return Status::OK();
 }
