@@ -23,6 +23,10 @@ Page<T> Paginate(std::vector<T> items, const PageRequest& page, KeyFn key) {
   return out;
 }
 
+Status MissingFile(const std::string& location) {
+  return Status::NotFound("Failed to open input stream for file: " + location);
+}
+
 std::string NamespaceKey(const Namespace& ns) {
   std::string out;
   for (const std::string& level : ns) {
@@ -108,7 +112,9 @@ std::shared_ptr<const CachedMetadata> Catalog::Remember(const std::string& locat
 
 Result<std::shared_ptr<const CachedMetadata>> Catalog::LoadMetadata(const std::string& location) {
   if (auto hit = cache_.Get(location)) return hit;
-  ASSIGN_OR_RETURN(std::string text, options_.file_io->Read(location));
+  auto read = options_.file_io->Read(location);
+  if (!read.ok() && read.status().code() == Status::Code::kNotFound) return MissingFile(location);
+  ASSIGN_OR_RETURN(std::string text, std::move(read));
   auto parsed = engine::TableMetadata::FromJsonText(text);
   if (!parsed.ok()) {
     return Status::Internal("metadata file " + location + " is invalid: " +
@@ -120,6 +126,9 @@ Result<std::shared_ptr<const CachedMetadata>> Catalog::LoadMetadata(const std::s
 Result<LoadedTable> Catalog::LoadTable(const TableIdentifier& id) {
   RETURN_IF_ERROR(ValidateNamespace(id.ns));
   ASSIGN_OR_RETURN(Pointer ptr, options_.metastore->Load(id, EntityKind::kTable));
+  // Cached documents outlive their files; a table whose current file is gone is broken.
+  ASSIGN_OR_RETURN(bool exists, options_.file_io->Exists(ptr.metadata_location));
+  if (!exists) return MissingFile(ptr.metadata_location);
   ASSIGN_OR_RETURN(auto metadata, LoadMetadata(ptr.metadata_location));
   return LoadedTable{ptr.metadata_location, std::move(metadata)};
 }
@@ -144,8 +153,9 @@ Result<std::string> Catalog::DefaultLocation(const TableIdentifier& id) {
   return JoinLocation(location, id.name);
 }
 
-std::string Catalog::NewMetadataLocation(const std::string& table_location,
-                                         const std::string& previous_file) {
+Result<std::string> Catalog::NewMetadataLocation(const std::string& location,
+                                                 const Properties& properties,
+                                                 const std::string& previous_file) {
   long version = 0;
   if (!previous_file.empty()) {
     std::string name = previous_file.substr(previous_file.rfind('/') + 1);
@@ -157,9 +167,12 @@ std::string Catalog::NewMetadataLocation(const std::string& table_location,
   }
   char prefix[32];
   std::snprintf(prefix, sizeof(prefix), "%05ld-", version);
-  return JoinLocation(table_location,
-                      "metadata/" + std::string(prefix) + options_.ids->NewUuid() +
-                          ".metadata.json");
+  std::string dir = JoinLocation(location, "metadata");
+  if (auto it = properties.find("write.metadata.path"); it != properties.end()) {
+    RETURN_IF_ERROR(CheckLocation(it->second));
+    dir = TrimLocation(it->second);
+  }
+  return JoinLocation(dir, std::string(prefix) + options_.ids->NewUuid() + ".metadata.json");
 }
 
 Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableRequest& request) {
@@ -175,20 +188,23 @@ Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableR
   spec.now_ms = options_.clock->NowMillis();
   if (request.location && !request.location->empty()) {
     RETURN_IF_ERROR(CheckLocation(*request.location));
-    spec.location = NormalizeLocation(*request.location);
+    spec.location = TrimLocation(*request.location);
   } else {
     ASSIGN_OR_RETURN(spec.location, DefaultLocation(id));
   }
   // Fail early, before writing anything, when the name is taken.
-  auto existing = options_.metastore->Load(id, EntityKind::kTable);
-  if (existing.ok()) return Status::AlreadyExists("Table already exists: " + ToString(id));
-  auto view = options_.metastore->Load(id, EntityKind::kView);
-  if (view.ok()) return Status::AlreadyExists("View with same name already exists: " + ToString(id));
+  if (options_.metastore->Load(id, EntityKind::kTable).ok()) {
+    return EntryExists(id, EntityKind::kTable, EntityKind::kTable);
+  }
+  if (options_.metastore->Load(id, EntityKind::kView).ok()) {
+    return EntryExists(id, EntityKind::kTable, EntityKind::kView);
+  }
 
   ASSIGN_OR_RETURN(engine::TableMetadata metadata, engine::NewTableMetadata(spec));
   if (request.stage_create) return LoadedTable{"", Remember("", std::move(metadata))};
 
-  std::string location = NewMetadataLocation(metadata.location, "");
+  ASSIGN_OR_RETURN(std::string location,
+                   NewMetadataLocation(metadata.location, metadata.properties, ""));
   auto entry = std::make_shared<CachedMetadata>();
   entry->json = metadata.ToJson().dump();
   entry->metadata = std::make_shared<const engine::TableMetadata>(std::move(metadata));

@@ -116,6 +116,7 @@ class Catalog {
   // --- Tables.
   Result<Page<std::string>> ListTables(const Namespace& ns, const PageRequest& page);
   // NoSuchTable; IOError / InvalidArgument if the metadata file cannot be read or parsed.
+  // NotFound "Failed to open input stream for file: ..." when the metadata file is gone.
   Result<LoadedTable> LoadTable(const TableIdentifier& id);
   // AlreadyExists, NoSuchNamespace, InvalidArgument (bad schema/spec/location). A staged
   // create writes nothing and returns the would-be metadata.
@@ -170,8 +171,11 @@ class Catalog {
                       const std::string& json);
   Status CheckLocation(const std::string& location) const;
   Result<std::string> DefaultLocation(const TableIdentifier& id);
-  std::string NewMetadataLocation(const std::string& table_location,
-                                  const std::string& previous_file);
+  // A fresh metadata file name for a table or view at `location` with `properties`
+  // (honouring write.metadata.path), numbered one past `previous_file`.
+  Result<std::string> NewMetadataLocation(const std::string& location,
+                                          const Properties& properties,
+                                          const std::string& previous_file);
   void Backoff(int attempt);
   void Purge(const engine::TableMetadata& metadata, const std::string& metadata_location);
 

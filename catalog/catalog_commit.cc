@@ -61,8 +61,9 @@ Result<Catalog::Prepared> Catalog::Prepare(const TableChange& change) {
   }
   ASSIGN_OR_RETURN(TableMetadata next, builder.Build());
   if (!base_md || next.location != base_md->location) RETURN_IF_ERROR(CheckLocation(next.location));
-  p.new_location =
-      NewMetadataLocation(next.location, p.base ? p.base->metadata_location : std::string());
+  ASSIGN_OR_RETURN(p.new_location,
+                   NewMetadataLocation(next.location, next.properties,
+                                       p.base ? p.base->metadata_location : std::string()));
   auto entry = std::make_shared<CachedMetadata>();
   entry->json = next.ToJson().dump();
   entry->metadata = std::make_shared<const TableMetadata>(std::move(next));
@@ -153,6 +154,12 @@ Status Catalog::CommitChanges(const std::vector<TableChange>& changes,
     if (IsCode(st, Status::Code::kCommitStateUnknown)) return st;  // keep the files
     DiscardFiles(prepared);
     if (IsCode(st, Status::Code::kAlreadyExists)) {
+      // A create lost to another create: the assert-create requirement failed. A view of
+      // that name is a name clash, not a race.
+      const TableIdentifier& id = changes.front().id;
+      if (options_.metastore->Load(id, EntityKind::kView).ok()) {
+        return EntryExists(id, EntityKind::kTable, EntityKind::kView);
+      }
       return Status::CommitFailed("Requirement failed: table already exists");
     }
     if (!IsCode(st, Status::Code::kCommitFailed)) return st;

@@ -7,14 +7,6 @@ namespace cairn::catalog {
 using engine::ViewBuilder;
 using engine::ViewMetadata;
 
-namespace {
-
-Status TableWithSameName(const TableIdentifier& id) {
-  return Status::AlreadyExists("Table with same name already exists: " + ToString(id));
-}
-
-}  // namespace
-
 Result<Page<std::string>> Catalog::ListViews(const Namespace& ns, const PageRequest& page) {
   RETURN_IF_ERROR(ValidateNamespace(ns));
   ASSIGN_OR_RETURN(std::vector<std::string> names,
@@ -65,15 +57,17 @@ Result<LoadedView> Catalog::CreateView(const Namespace& ns, const CreateViewRequ
   RETURN_IF_ERROR(ValidateNamespace(ns));
   RETURN_IF_ERROR(ValidateName(request.name, "view"));
   TableIdentifier id{ns, request.name};
-  if (options_.metastore->Load(id, EntityKind::kTable).ok()) return TableWithSameName(id);
+  if (options_.metastore->Load(id, EntityKind::kTable).ok()) {
+    return EntryExists(id, EntityKind::kView, EntityKind::kTable);
+  }
   if (options_.metastore->Load(id, EntityKind::kView).ok()) {
-    return Status::AlreadyExists("View already exists: " + ToString(id));
+    return EntryExists(id, EntityKind::kView, EntityKind::kView);
   }
   ViewMetadata m = ViewBuilder::Empty();
   m.view_uuid = options_.ids->NewUuid();
   if (request.location && !request.location->empty()) {
     RETURN_IF_ERROR(CheckLocation(*request.location));
-    m.location = NormalizeLocation(*request.location);
+    m.location = TrimLocation(*request.location);
   } else {
     ASSIGN_OR_RETURN(m.location, DefaultLocation(id));
   }
@@ -86,7 +80,7 @@ Result<LoadedView> Catalog::CreateView(const Namespace& ns, const CreateViewRequ
   m.versions = {version};
   m.current_version_id = version.version_id;
   m.version_log = {{version.timestamp_ms, version.version_id}};
-  std::string location = NewMetadataLocation(m.location, "");
+  ASSIGN_OR_RETURN(std::string location, NewMetadataLocation(m.location, m.properties, ""));
   RETURN_IF_ERROR(
       WriteAndSwap(id, EntityKind::kView, std::nullopt, location, m.ToJson().dump()));
   return LoadedView{location, std::make_shared<const ViewMetadata>(std::move(m))};
@@ -103,7 +97,8 @@ Result<LoadedView> Catalog::CommitView(const ViewChange& change) {
     if (!builder.changed()) return LoadedView{ptr.metadata_location, base};
     ASSIGN_OR_RETURN(ViewMetadata next, builder.Build());
     if (next.location != base->location) RETURN_IF_ERROR(CheckLocation(next.location));
-    std::string location = NewMetadataLocation(next.location, ptr.metadata_location);
+    ASSIGN_OR_RETURN(std::string location,
+                     NewMetadataLocation(next.location, next.properties, ptr.metadata_location));
     Status st = WriteAndSwap(change.id, EntityKind::kView, ptr, location, next.ToJson().dump());
     if (st.ok()) return LoadedView{location, std::make_shared<const ViewMetadata>(std::move(next))};
     if (st.code() != Status::Code::kCommitFailed || attempt >= options_.max_commit_attempts) {

@@ -37,6 +37,12 @@ bool IsWithin(const std::string& location, const std::string& root) {
   return loc.compare(0, prefix.size(), prefix) == 0;
 }
 
+std::string TrimLocation(const std::string& location) {
+  std::string out = location;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
 std::string JoinLocation(const std::string& location, const std::string& relative) {
   std::string out = location;
   while (!out.empty() && out.back() == '/') out.pop_back();

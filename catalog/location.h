@@ -14,6 +14,9 @@ std::string NormalizeLocation(const std::string& location);
 // "." or ".." segment.
 bool IsWithin(const std::string& location, const std::string& root);
 
+// `location` without trailing slashes, otherwise exactly as given (clients compare it).
+std::string TrimLocation(const std::string& location);
+
 // "<location>/<relative>" without doubled slashes.
 std::string JoinLocation(const std::string& location, const std::string& relative);
 

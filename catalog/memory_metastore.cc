@@ -9,16 +9,9 @@ bool IsPrefix(const Namespace& prefix, const Namespace& ns) {
   return prefix.size() < ns.size() && std::equal(prefix.begin(), prefix.end(), ns.begin());
 }
 
-Status NoSuchNamespace(const Namespace& ns) {
-  return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
-}
+Status NoSuchNamespace(const Namespace& ns) { return NoSuchNamespaceError(ns); }
 
 }  // namespace
-
-Status NoSuchEntry(const TableIdentifier& id, EntityKind kind) {
-  return kind == EntityKind::kTable ? Status::NoSuchTable("Table does not exist: " + ToString(id))
-                                    : Status::NoSuchView("View does not exist: " + ToString(id));
-}
 
 Status MemoryMetastore::CreateNamespace(const Namespace& ns, const Properties& properties) {
   std::lock_guard lock(mu_);
@@ -98,10 +91,7 @@ Status MemoryMetastore::CheckSwap(const PointerSwap& swap) const {
   auto it = entries_.find(swap.id);
   if (!swap.expected) {
     if (namespaces_.count(swap.id.ns) == 0) return NoSuchNamespace(swap.id.ns);
-    if (it != entries_.end()) {
-      const char* what = it->second.kind == EntityKind::kTable ? "Table" : "View";
-      return Status::AlreadyExists(std::string(what) + " already exists: " + ToString(swap.id));
-    }
+    if (it != entries_.end()) return EntryExists(swap.id, swap.kind, it->second.kind);
     return Status::OK();
   }
   if (it == entries_.end() || it->second.kind != swap.kind) {
@@ -141,8 +131,7 @@ Status MemoryMetastore::Rename(const TableIdentifier& from, const TableIdentifie
   if (it == entries_.end() || it->second.kind != kind) return NoSuchEntry(from, kind);
   if (namespaces_.count(to.ns) == 0) return NoSuchNamespace(to.ns);
   if (auto target = entries_.find(to); target != entries_.end()) {
-    const char* what = target->second.kind == EntityKind::kTable ? "Table" : "View";
-    return Status::AlreadyExists(std::string(what) + " already exists: " + ToString(to));
+    return RenameTargetExists(from, to, target->second.kind);
   }
   Entry entry = it->second;
   entries_.erase(it);

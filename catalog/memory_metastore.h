@@ -39,7 +39,4 @@ class MemoryMetastore final : public Metastore {
   std::map<TableIdentifier, Entry> entries_;
 };
 
-// The NotFound status for a missing entry of `kind`.
-Status NoSuchEntry(const TableIdentifier& id, EntityKind kind);
-
 }  // namespace cairn::catalog

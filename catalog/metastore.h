@@ -40,6 +40,16 @@ struct PointerSwap {
   std::string new_location;
 };
 
+// The errors every Metastore reports, worded as Iceberg's Java catalogs word them (clients and
+// Apache's compatibility kit check the words).
+Status NoSuchNamespaceError(const Namespace& ns);
+Status NoSuchEntry(const TableIdentifier& id, EntityKind kind);
+// A create of `requested` found an entry of kind `existing` under that name.
+Status EntryExists(const TableIdentifier& id, EntityKind requested, EntityKind existing);
+// A rename found an entry of kind `existing` at its target.
+Status RenameTargetExists(const TableIdentifier& from, const TableIdentifier& to,
+                          EntityKind existing);
+
 class Metastore {
  public:
   virtual ~Metastore() = default;

@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "catalog/memory_metastore.h"
 #include "catalog/migration.h"
 
 namespace cairn::catalog {
@@ -26,8 +25,10 @@ Namespace SplitNamespace(const std::string& joined) {
   }
 }
 
-Status NoSuchNamespace(const Namespace& ns) {
-  return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
+Status NoSuchNamespace(const Namespace& ns) { return NoSuchNamespaceError(ns); }
+
+EntityKind KindOf(const std::string& type) {
+  return type == "VIEW" ? EntityKind::kView : EntityKind::kTable;
 }
 
 bool NamespaceExists(pqxx::transaction_base& tx, const std::string& catalog,
@@ -46,11 +47,6 @@ std::string EntryType(pqxx::transaction_base& tx, const std::string& catalog,
       "AND table_namespace = $2 AND table_name = $3",
       catalog, JoinNamespace(id.ns), id.name);
   return r.empty() ? "" : r[0][0].as<std::string>();
-}
-
-Status Taken(const std::string& type, const TableIdentifier& id) {
-  return Status::AlreadyExists(std::string(type == "VIEW" ? "View" : "Table") +
-                               " already exists: " + ToString(id));
 }
 
 }  // namespace
@@ -343,7 +339,9 @@ Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps) {
             "VALUES ($1, $2, $3, $4, NULL, $5, 0) ON CONFLICT DO NOTHING",
             options_.catalog_name, ns, s.id.name, s.new_location,
             std::string(TypeName(s.kind)));
-        if (r.affected_rows() != 1) return Taken(EntryType(tx, options_.catalog_name, s.id), s.id);
+        if (r.affected_rows() != 1) {
+          return EntryExists(s.id, s.kind, KindOf(EntryType(tx, options_.catalog_name, s.id)));
+        }
         continue;
       }
       // The compare-and-swap: one statement, exactly one row or someone else won.
@@ -383,7 +381,7 @@ Status PostgresMetastore::Rename(const TableIdentifier& from, const TableIdentif
     }
     if (!NamespaceExists(tx, options_.catalog_name, to.ns)) return NoSuchNamespace(to.ns);
     std::string taken = EntryType(tx, options_.catalog_name, to);
-    if (!taken.empty()) return Taken(taken, to);
+    if (!taken.empty()) return RenameTargetExists(from, to, KindOf(taken));
     try {
       pqxx::subtransaction sub(tx);
       pqxx::result r = sub.exec_params(
@@ -394,7 +392,7 @@ Status PostgresMetastore::Rename(const TableIdentifier& from, const TableIdentif
       sub.commit();
       if (r.affected_rows() != 1) return NoSuchEntry(from, kind);
     } catch (const pqxx::unique_violation&) {
-      return Taken("TABLE", to);  // created concurrently
+      return RenameTargetExists(from, to, kind);  // created concurrently
     }
     return Status::OK();
   });

@@ -2,7 +2,6 @@
 
 #include <set>
 
-#include "catalog/memory_metastore.h"
 #include "catalog/migration.h"
 
 namespace cairn::catalog {
@@ -23,8 +22,10 @@ Namespace SplitNamespace(const std::string& joined) {
   }
 }
 
-Status NoSuchNamespace(const Namespace& ns) {
-  return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
+Status NoSuchNamespace(const Namespace& ns) { return NoSuchNamespaceError(ns); }
+
+EntityKind KindOf(const std::string& type) {
+  return type == "VIEW" ? EntityKind::kView : EntityKind::kTable;
 }
 
 // SQL. Every statement is a literal: its address keys the per-connection statement cache.
@@ -318,10 +319,7 @@ Status SqliteMetastore::Commit(const std::vector<PointerSwap>& swaps) {
         ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectEntry));
         q->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name);
         ASSIGN_OR_RETURN(bool taken, q->Step());
-        if (taken) {
-          std::string what = q->Text(2) == "VIEW" ? "View" : "Table";
-          return Status::AlreadyExists(what + " already exists: " + ToString(s.id));
-        }
+        if (taken) return EntryExists(s.id, s.kind, KindOf(q->Text(2)));
         q.reset();
         ASSIGN_OR_RETURN(auto ins, c.Prepare(kInsertEntry));
         RETURN_IF_ERROR(ins->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name)
@@ -367,10 +365,7 @@ Status SqliteMetastore::Rename(const TableIdentifier& from, const TableIdentifie
       ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectEntry));
       q->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(to.ns)).Bind(3, to.name);
       ASSIGN_OR_RETURN(bool taken, q->Step());
-      if (taken) {
-        std::string what = q->Text(2) == "VIEW" ? "View" : "Table";
-        return Status::AlreadyExists(what + " already exists: " + ToString(to));
-      }
+      if (taken) return RenameTargetExists(from, to, KindOf(q->Text(2)));
     }
     ASSIGN_OR_RETURN(auto upd, c.Prepare(kRenameEntry));
     return upd->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(from.ns)).Bind(3, from.name)

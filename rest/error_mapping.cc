@@ -15,7 +15,7 @@ struct Mapping {
 Mapping MapCode(Code code) {
   switch (code) {
     case Code::kOk: return {200, ""};
-    case Code::kInvalidArgument: return {400, "BadRequestException"};
+    case Code::kInvalidArgument: return {400, "IllegalArgumentException"};
     case Code::kNotFound: return {404, "NotFoundException"};
     case Code::kNoSuchNamespace: return {404, "NoSuchNamespaceException"};
     case Code::kNoSuchTable: return {404, "NoSuchTableException"};

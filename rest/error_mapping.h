@@ -3,7 +3,7 @@
 // The one mapping from Status to HTTP: status code and the spec's ErrorModel
 // ({"error": {"message", "type", "code"}}). Every error response of cairn is made here.
 //
-//   InvalidArgument 400 BadRequestException      NoSuchNamespace 404 NoSuchNamespaceException
+//   InvalidArgument 400 IllegalArgumentException    NoSuchNamespace 404 NoSuchNamespaceException
 //   NoSuchTable 404 NoSuchTableException         NoSuchView 404 NoSuchViewException
 //   NotFound 404 NotFoundException               AlreadyExists 409 AlreadyExistsException
 //   NamespaceNotEmpty 409 NamespaceNotEmptyException

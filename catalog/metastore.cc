@@ -1,0 +1,34 @@
+#include "catalog/metastore.h"
+
+namespace cairn::catalog {
+namespace {
+
+const char* KindName(EntityKind kind) { return kind == EntityKind::kTable ? "Table" : "View"; }
+
+}  // namespace
+
+Status NoSuchNamespaceError(const Namespace& ns) {
+  return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
+}
+
+Status NoSuchEntry(const TableIdentifier& id, EntityKind kind) {
+  return kind == EntityKind::kTable ? Status::NoSuchTable("Table does not exist: " + ToString(id))
+                                    : Status::NoSuchView("View does not exist: " + ToString(id));
+}
+
+Status EntryExists(const TableIdentifier& id, EntityKind requested, EntityKind existing) {
+  if (requested == existing) {
+    return Status::AlreadyExists(std::string(KindName(existing)) + " already exists: " +
+                                 ToString(id));
+  }
+  return Status::AlreadyExists(std::string(KindName(existing)) +
+                               " with same name already exists: " + ToString(id));
+}
+
+Status RenameTargetExists(const TableIdentifier& from, const TableIdentifier& to,
+                          EntityKind existing) {
+  return Status::AlreadyExists("Cannot rename " + ToString(from) + " to " + ToString(to) + ". " +
+                               KindName(existing) + " already exists");
+}
+
+}  // namespace cairn::catalog
