@@ -3,8 +3,10 @@
 #
 #   ./run.sh serve [flags]   start cairn on the embedded default (SQLite + local warehouse
 #                            under ./cairn-data, 127.0.0.1:8181); flags: build/cairn serve --help
-#   ./run.sh test            run every test: unit and contract tests (meson test), then the
-#                            pyiceberg integration suite against a real cairn server
+#   ./run.sh test            run every test against a throwaway PostgreSQL it starts: unit and
+#                            contract tests (meson test), the pyiceberg integration suite and
+#                            Apache Iceberg's REST Compatibility Kit, each on SQLite and on
+#                            PostgreSQL
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -12,12 +14,14 @@ cd "$(dirname "$0")"
 PACKAGES=(g++ meson ninja-build pkg-config python3 python3-venv
           libsqlite3-dev libpqxx-dev libcpp-httplib-dev nlohmann-json3-dev libboost-dev
           doctest-dev libssl-dev zlib1g-dev)
+# And for the tests: a PostgreSQL server, Java and Maven (Apache's compatibility kit).
+TEST_PACKAGES=(postgresql)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
 install_packages() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return
@@ -26,6 +30,13 @@ install_packages() {
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+install_test_tools() {
+  install_packages "${TEST_PACKAGES[@]}"
+  if ! command -v mvn >/dev/null || ! command -v java >/dev/null; then
+    install_packages maven openjdk-17-jdk-headless
+  fi
 }
 
 build() {
@@ -53,18 +64,29 @@ python_env() {
 case "${1:-}" in
   serve)
     shift
-    install_packages
+    install_packages "${PACKAGES[@]}"
     build
     exec build/cairn serve "$@"
     ;;
   test)
-    install_packages
+    install_packages "${PACKAGES[@]}"
+    install_test_tools
     build
+    work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-test.XXXXXX")
+    trap 'tests/support/postgres.sh stop "$work/pg"; rm -rf "$work"' EXIT
+    log "starting a throwaway PostgreSQL"
+    pg_url=$(tests/support/postgres.sh start "$work/pg")
+    export CAIRN_TEST_POSTGRES_URL=$pg_url CAIRN_BIN="$PWD/build/cairn"
     log "unit and contract tests"
     meson test -C build --print-errorlogs
     python_env
-    log "integration tests (pyiceberg against cairn)"
-    CAIRN_BIN="$PWD/build/cairn" .venv/bin/python -m pytest tests/integration -q -p no:cacheprovider
+    for db in sqlite postgresql; do
+      [ "$db" = sqlite ] && url="" || url=$pg_url
+      log "integration tests: pyiceberg against cairn on $db"
+      CAIRN_TEST_DB=$url .venv/bin/python -m pytest tests/integration -q -p no:cacheprovider
+      log "Apache Iceberg REST Compatibility Kit against cairn on $db"
+      CAIRN_DB=$url tests/compat/run_rck.sh
+    done
     ;;
   *)
     echo "usage: ./run.sh serve [flags] | ./run.sh test" >&2

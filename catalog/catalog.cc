@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "catalog/location.h"
+#include "engine/avro_reader.h"
 
 namespace cairn::catalog {
 namespace {
@@ -237,19 +238,48 @@ Status Catalog::DropTable(const TableIdentifier& id, bool purge) {
 }
 
 void Catalog::Purge(const engine::TableMetadata& metadata, const std::string& metadata_location) {
-  // Only what lies strictly below an allowed root is ours to delete.
-  if (!CheckLocation(metadata.location).ok() ||
-      NormalizeLocation(metadata.location) == options_.warehouse) {
-    return;
+  // Only files this table's metadata references, as Java's dropTableData: never a listing of
+  // the location, which another table (renamed, or registered) may share.
+  std::vector<std::string> files = {metadata_location};
+  for (const engine::MetadataLogEntry& e : metadata.metadata_log) files.push_back(e.metadata_file);
+  for (const auto* entries : {&metadata.statistics, &metadata.partition_statistics}) {
+    for (const engine::KeyedEntry& e : *entries) {
+      files.push_back(e.json.value("statistics-path", ""));
+    }
   }
-  auto files = options_.file_io->List(metadata.location);
-  if (files.ok()) {
-    for (const std::string& f : *files) options_.file_io->Delete(f);
+  std::vector<std::string> manifests;
+  for (const auto& snapshot : metadata.snapshots) {
+    manifests.insert(manifests.end(), snapshot->manifests.begin(), snapshot->manifests.end());
+    if (snapshot->manifest_list.empty()) continue;
+    files.push_back(snapshot->manifest_list);
+    for (const engine::Json& m : ReadAvroRecords(snapshot->manifest_list)) {
+      manifests.push_back(m.value("manifest_path", ""));
+    }
   }
-  for (const engine::MetadataLogEntry& e : metadata.metadata_log) {
-    if (CheckLocation(e.metadata_file).ok()) options_.file_io->Delete(e.metadata_file);
+  std::sort(manifests.begin(), manifests.end());
+  manifests.erase(std::unique(manifests.begin(), manifests.end()), manifests.end());
+  for (const std::string& manifest : manifests) {
+    files.push_back(manifest);
+    for (const engine::Json& entry : ReadAvroRecords(manifest)) {
+      if (entry.contains("data_file")) files.push_back(entry["data_file"].value("file_path", ""));
+    }
   }
-  if (CheckLocation(metadata_location).ok()) options_.file_io->Delete(metadata_location);
+  for (const std::string& f : files) {
+    if (!f.empty() && CheckLocation(f).ok()) options_.file_io->Delete(f);
+  }
+}
+
+std::vector<engine::Json> Catalog::ReadAvroRecords(const std::string& location) {
+  if (!CheckLocation(location).ok()) return {};
+  auto bytes = options_.file_io->Read(location);
+  if (!bytes.ok()) return {};
+  auto records = engine::ReadAvroFile(*bytes);
+  if (!records.ok()) {
+    std::fprintf(stderr, "cairn: purge cannot read %s: %s\n", location.c_str(),
+                 records.status().message().c_str());
+    return {};
+  }
+  return std::move(records).value();
 }
 
 Status Catalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
@@ -269,6 +299,7 @@ Result<LoadedTable> Catalog::RegisterTable(const TableIdentifier& id, const std:
     return Status::InvalidArgument("cannot register " + location + ": " +
                                    metadata.status().message());
   }
+  RETURN_IF_ERROR(CheckLocation((*metadata)->metadata->location));
   std::optional<Pointer> expected;
   if (overwrite) {
     auto current = options_.metastore->Load(id, EntityKind::kTable);

@@ -126,7 +126,8 @@ class Catalog {
   Result<LoadedTable> CommitTable(const TableChange& change);
   // All changes in one metastore transaction, or none.
   Status CommitTransaction(const std::vector<TableChange>& changes);
-  // Removes the table; with `purge` also deletes its files (under allowed locations only).
+  // Removes the table; with `purge` also deletes the files its metadata references (under
+  // allowed locations only).
   Status DropTable(const TableIdentifier& id, bool purge);
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to);
   // Adopts an existing metadata file. AlreadyExists unless `overwrite`.
@@ -177,7 +178,11 @@ class Catalog {
                                           const Properties& properties,
                                           const std::string& previous_file);
   void Backoff(int attempt);
+  // Deletes the files `metadata` references: metadata files, manifest lists, manifests, data
+  // and delete files, statistics. Best effort; only files under allowed locations.
   void Purge(const engine::TableMetadata& metadata, const std::string& metadata_location);
+  // The records of an Avro file, or none when it cannot be read (logged).
+  std::vector<engine::Json> ReadAvroRecords(const std::string& location);
 
   CatalogOptions options_;
   MetadataCache cache_;

@@ -60,7 +60,7 @@ Result<Catalog::Prepared> Catalog::Prepare(const TableChange& change) {
     return p;
   }
   ASSIGN_OR_RETURN(TableMetadata next, builder.Build());
-  if (!base_md || next.location != base_md->location) RETURN_IF_ERROR(CheckLocation(next.location));
+  RETURN_IF_ERROR(CheckLocation(next.location));
   ASSIGN_OR_RETURN(p.new_location,
                    NewMetadataLocation(next.location, next.properties,
                                        p.base ? p.base->metadata_location : std::string()));
@@ -156,9 +156,11 @@ Status Catalog::CommitChanges(const std::vector<TableChange>& changes,
     if (IsCode(st, Status::Code::kAlreadyExists)) {
       // A create lost to another create: the assert-create requirement failed. A view of
       // that name is a name clash, not a race.
-      const TableIdentifier& id = changes.front().id;
-      if (options_.metastore->Load(id, EntityKind::kView).ok()) {
-        return EntryExists(id, EntityKind::kTable, EntityKind::kView);
+      for (const Prepared& p : prepared) {
+        const TableIdentifier& id = p.change->id;
+        if (!p.noop && !p.base && options_.metastore->Load(id, EntityKind::kView).ok()) {
+          return EntryExists(id, EntityKind::kTable, EntityKind::kView);
+        }
       }
       return Status::CommitFailed("Requirement failed: table already exists");
     }

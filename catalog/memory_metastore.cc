@@ -87,14 +87,16 @@ Result<std::vector<std::string>> MemoryMetastore::ListNames(const Namespace& ns,
   return out;
 }
 
-Status MemoryMetastore::CheckSwap(const PointerSwap& swap) const {
-  auto it = entries_.find(swap.id);
+Status MemoryMetastore::ApplySwap(const PointerSwap& swap,
+                                  std::map<TableIdentifier, Entry>* entries) const {
+  auto it = entries->find(swap.id);
   if (!swap.expected) {
     if (namespaces_.count(swap.id.ns) == 0) return NoSuchNamespace(swap.id.ns);
-    if (it != entries_.end()) return EntryExists(swap.id, swap.kind, it->second.kind);
+    if (it != entries->end()) return EntryExists(swap.id, swap.kind, it->second.kind);
+    entries->emplace(swap.id, Entry{swap.kind, Pointer{swap.new_location, 0}});
     return Status::OK();
   }
-  if (it == entries_.end() || it->second.kind != swap.kind) {
+  if (it == entries->end() || it->second.kind != swap.kind) {
     return Status::CommitFailed(ToString(swap.id) + " was dropped concurrently");
   }
   const Pointer& now = it->second.pointer;
@@ -103,16 +105,16 @@ Status MemoryMetastore::CheckSwap(const PointerSwap& swap) const {
     return Status::CommitFailed("Commit failed: " + ToString(swap.id) +
                                 " changed concurrently (now at " + now.metadata_location + ")");
   }
+  it->second.pointer = Pointer{swap.new_location, now.version + 1};
   return Status::OK();
 }
 
 Status MemoryMetastore::Commit(const std::vector<PointerSwap>& swaps) {
   std::lock_guard lock(mu_);
-  for (const PointerSwap& swap : swaps) RETURN_IF_ERROR(CheckSwap(swap));
-  for (const PointerSwap& swap : swaps) {
-    int64_t version = swap.expected ? swap.expected->version + 1 : 0;
-    entries_[swap.id] = Entry{swap.kind, Pointer{swap.new_location, version}};
-  }
+  // Swaps apply one after another to a staged copy, as in one SQL transaction.
+  std::map<TableIdentifier, Entry> staged = entries_;
+  for (const PointerSwap& swap : swaps) RETURN_IF_ERROR(ApplySwap(swap, &staged));
+  entries_ = std::move(staged);
   return Status::OK();
 }
 

@@ -32,7 +32,8 @@ class MemoryMetastore final : public Metastore {
     Pointer pointer;
   };
 
-  Status CheckSwap(const PointerSwap& swap) const;  // REQUIRES: mu_ held
+  // Checks `swap` against `entries` and applies it there. REQUIRES: mu_ held.
+  Status ApplySwap(const PointerSwap& swap, std::map<TableIdentifier, Entry>* entries) const;
 
   std::mutex mu_;
   std::map<Namespace, Properties> namespaces_;

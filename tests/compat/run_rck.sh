@@ -11,6 +11,7 @@
 #
 # Environment:
 #   CAIRN_BIN        cairn binary (default: <repo>/build/cairn)
+#   CAIRN_DB         metastore URL (default: SQLite in the temporary data dir)
 #   RCK_TIMEOUT      bound on the whole Maven run, seconds (default 3600)
 #   RCK_KEEP         1 = keep the temporary dir (server log, data) and say where it is
 #   RCK_VERBOSE      1 = show Maven's output as it runs (it is always kept in
@@ -85,7 +86,13 @@ trap 'exit 130' INT TERM
 # Start cairn on a free loopback port and wait (bounded) for its "listening" line.
 ALLOW=()
 for d in "${KIT_TABLE_DIRS[@]}" "$JUNIT_TMP"; do ALLOW+=(--allow-location "file:$d"); done
-"$CAIRN_BIN" serve --host 127.0.0.1 --port 0 --data-dir "$DATA" "${ALLOW[@]}" \
+# A PostgreSQL metastore (CAIRN_DB) is shared between runs: a fresh catalog name keeps this
+# run's catalog empty, as the kit requires.
+DB=()
+if [ -n "${CAIRN_DB:-}" ]; then
+  DB=(--db "$CAIRN_DB" --catalog-name "rck_$(date +%s)_$$")
+fi
+"$CAIRN_BIN" serve --host 127.0.0.1 --port 0 --data-dir "$DATA" "${ALLOW[@]}" "${DB[@]}" \
   >"$WORK/cairn.log" 2>&1 &
 CAIRN_PID=$!
 PORT=""

@@ -4,7 +4,9 @@ The suite starts one cairn server per test session:
 
     $CAIRN_BIN serve --host 127.0.0.1 --port 0 --data-dir <tmp dir>
 
-``CAIRN_BIN`` defaults to ``<repo root>/build/cairn``.  The server announces
+``CAIRN_BIN`` defaults to ``<repo root>/build/cairn``.  With ``CAIRN_TEST_DB`` set
+(a ``postgresql://`` URL) the server uses that metastore, under a catalog name of
+its own so each session starts from an empty catalog.  The server announces
 readiness on stdout with a line containing
 ``listening on http://127.0.0.1:<port>``.
 """
@@ -100,6 +102,13 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait(timeout=SHUTDOWN_GRACE_S)
 
 
+def _metastore_args() -> list[str]:
+    db = os.environ.get("CAIRN_TEST_DB", "")
+    if not db:
+        return []
+    return ["--db", db, "--catalog-name", f"pytest_{os.getpid()}_{int(time.time())}"]
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CairnServer]:
     cairn_bin = _resolve_cairn_bin()
@@ -124,6 +133,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CairnServer]:
                 "0",
                 "--data-dir",
                 str(data_dir),
+                *_metastore_args(),
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
