@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/mutant_metastore.h"
 #include "catalog/postgres_metastore.h"
 #include "catalog/sqlite_metastore.h"
 #include "engine/local_file_io.h"
@@ -49,6 +50,10 @@ std::vector<Flag> ServeFlags() {
       {"commit-attempts", "CAIRN_COMMIT_ATTEMPTS",
        "compare-and-swap attempts per commit before answering 409", "10"},
       {"cache-mib", "CAIRN_CACHE_MIB", "metadata cache budget in MiB", "256"},
+      {"test-mutant", "CAIRN_TEST_MUTANT",
+       "testing only: serve with a deliberate commit bug to prove the exactly-once checker "
+       "(cas-without-predicate | false-conflict); never in production",
+       ""},
   };
 }
 
@@ -216,8 +221,17 @@ int Serve(int argc, char** argv) {
     std::cerr << "cairn: cannot open metastore: " << store.status().message() << "\n";
     return 1;
   }
+  auto mutant = cairn::catalog::ParseMutant(get("test-mutant"));
+  if (!mutant.ok()) {
+    std::cerr << "cairn: --test-mutant: " << mutant.status().message() << "\n";
+    return 2;
+  }
+  if (*mutant != cairn::catalog::Mutant::kNone) {
+    std::cerr << "cairn: WARNING: serving with the deliberate bug '" << get("test-mutant")
+              << "' (--test-mutant): commits are NOT safe\n";
+  }
   cairn::catalog::CatalogOptions options;
-  options.metastore = std::move(store).value();
+  options.metastore = cairn::catalog::WithMutant(std::move(store).value(), *mutant);
   options.file_io = std::make_shared<cairn::engine::LocalFileIO>();
   options.warehouse = warehouse;
   options.allowed_locations = SplitList(get("allow-location"));
