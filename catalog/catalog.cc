@@ -176,7 +176,8 @@ Result<std::string> Catalog::NewMetadataLocation(const std::string& location,
   return JoinLocation(dir, std::string(prefix) + options_.ids->NewUuid() + ".metadata.json");
 }
 
-Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableRequest& request) {
+Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableRequest& request,
+                                         const std::string& idempotency_key) {
   RETURN_IF_ERROR(ValidateNamespace(ns));
   RETURN_IF_ERROR(ValidateName(request.name, "table"));
   TableIdentifier id{ns, request.name};
@@ -209,20 +210,29 @@ Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableR
   auto entry = std::make_shared<CachedMetadata>();
   entry->json = metadata.ToJson().dump();
   entry->metadata = std::make_shared<const engine::TableMetadata>(std::move(metadata));
-  RETURN_IF_ERROR(options_.file_io->WriteNew(location, entry->json));
-  Status st = options_.metastore->Commit({PointerSwap{id, EntityKind::kTable, std::nullopt,
-                                                      location}});
-  if (st.code() == Status::Code::kCommitStateUnknown) {
-    auto ptr = options_.metastore->Load(id, EntityKind::kTable);
-    if (ptr.ok() && ptr->metadata_location == location) st = Status::OK();
-  }
-  if (!st.ok()) {
-    if (st.code() != Status::Code::kCommitStateUnknown) options_.file_io->Delete(location);
-    return st;
-  }
+  RETURN_IF_ERROR(WriteAndSwap(id, EntityKind::kTable, std::nullopt, location, entry->json,
+                               idempotency_key));
   cache_.Put(location, entry);
   return LoadedTable{location, entry};
 }
+
+Status Catalog::WriteAndSwap(const TableIdentifier& id, EntityKind kind,
+                             const std::optional<Pointer>& expected, const std::string& location,
+                             const std::string& json, const std::string& idempotency_key) {
+  RETURN_IF_ERROR(options_.file_io->WriteNew(location, json).WithPrefix(
+      "failed to write metadata file"));
+  IdempotencyFinish finish{idempotency_key, 200, ReplayMarker(location)};
+  Status st = options_.metastore->Commit({PointerSwap{id, kind, expected, location}},
+                                         idempotency_key.empty() ? nullptr : &finish);
+  if (st.code() == Status::Code::kCommitStateUnknown) {
+    auto ptr = options_.metastore->Load(id, kind);
+    if (ptr.ok() && ptr->metadata_location == location) return Status::OK();
+    return st;  // keep the file: the swap may still have landed
+  }
+  if (!st.ok()) options_.file_io->Delete(location);
+  return st;
+}
+
 
 Status Catalog::DropTable(const TableIdentifier& id, bool purge) {
   RETURN_IF_ERROR(ValidateNamespace(id.ns));
@@ -290,7 +300,7 @@ Status Catalog::RenameTable(const TableIdentifier& from, const TableIdentifier& 
 }
 
 Result<LoadedTable> Catalog::RegisterTable(const TableIdentifier& id, const std::string& location,
-                                           bool overwrite) {
+                                           bool overwrite, const std::string& idempotency_key) {
   RETURN_IF_ERROR(ValidateNamespace(id.ns));
   RETURN_IF_ERROR(ValidateName(id.name, "table"));
   RETURN_IF_ERROR(CheckLocation(location));
@@ -305,9 +315,46 @@ Result<LoadedTable> Catalog::RegisterTable(const TableIdentifier& id, const std:
     auto current = options_.metastore->Load(id, EntityKind::kTable);
     if (current.ok()) expected = *current;
   }
+  IdempotencyFinish finish{idempotency_key, 200, ReplayMarker(location)};
   RETURN_IF_ERROR(options_.metastore->Commit({PointerSwap{id, EntityKind::kTable, expected,
-                                                          location}}));
+                                                          location}},
+                                             idempotency_key.empty() ? nullptr : &finish));
   return LoadedTable{location, *metadata};
+}
+
+Result<LoadedTable> Catalog::LoadTableAt(const std::string& metadata_location) {
+  ASSIGN_OR_RETURN(auto metadata, LoadMetadata(metadata_location));
+  return LoadedTable{metadata_location, std::move(metadata)};
+}
+
+std::string ReplayMarker(const std::string& metadata_location) {
+  return engine::Json{{"$replay-metadata-location", metadata_location}}.dump();
+}
+
+std::optional<std::string> ParseReplayMarker(const std::string& response) {
+  if (response.rfind("{\"$replay-metadata-location\"", 0) != 0) return std::nullopt;
+  auto json = engine::ParseJson(response);
+  if (!json.ok()) return std::nullopt;
+  auto location = engine::GetString(*json, "$replay-metadata-location");
+  if (!location.ok()) return std::nullopt;
+  return *location;
+}
+
+Result<std::optional<IdempotencyRecord>> Catalog::ClaimIdempotencyKey(
+    const std::string& key, const std::string& request) {
+  int64_t now = options_.clock->NowMillis();
+  return options_.metastore->ClaimIdempotencyKey(key, request, now,
+                                                  now + options_.idempotency_lifetime_ms,
+                                                  now - options_.idempotency_stale_ms);
+}
+
+Status Catalog::FinishIdempotencyKey(const std::string& key, int status,
+                                     const std::string& response) {
+  return options_.metastore->FinishIdempotencyKey(IdempotencyFinish{key, status, response});
+}
+
+Status Catalog::ReleaseIdempotencyKey(const std::string& key) {
+  return options_.metastore->ReleaseIdempotencyKey(key);
 }
 
 }  // namespace cairn::catalog

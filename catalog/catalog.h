@@ -40,6 +40,9 @@ struct CatalogOptions {
   // Further prefixes under which clients may place tables (the warehouse is always allowed).
   std::vector<std::string> allowed_locations;
   int max_commit_attempts = 10;             // CAS attempts per commit before a 409
+  int64_t idempotency_lifetime_ms = 30 * 60 * 1000;  // how long a key is honoured
+  // A key still pending this long after its request started belongs to a request that died.
+  int64_t idempotency_stale_ms = 120 * 1000;
   size_t cache_bytes = 256u << 20;          // metadata cache budget
 };
 
@@ -95,6 +98,12 @@ struct ViewChange {
   std::vector<engine::ViewUpdate> updates;
 };
 
+// The response recorded under an Idempotency-Key for a request that moved a pointer: the
+// REST layer replays it by rendering the metadata file named here.
+std::string ReplayMarker(const std::string& metadata_location);
+// The metadata location in a ReplayMarker, or nullopt for any other recorded response.
+std::optional<std::string> ParseReplayMarker(const std::string& response);
+
 struct NamespacePropertiesChange {
   std::vector<std::string> updated, removed, missing;
 };
@@ -120,29 +129,47 @@ class Catalog {
   Result<LoadedTable> LoadTable(const TableIdentifier& id);
   // AlreadyExists, NoSuchNamespace, InvalidArgument (bad schema/spec/location). A staged
   // create writes nothing and returns the would-be metadata.
-  Result<LoadedTable> CreateTable(const Namespace& ns, const CreateTableRequest& request);
+  Result<LoadedTable> CreateTable(const Namespace& ns, const CreateTableRequest& request,
+                                  const std::string& idempotency_key = "");
   // One table's commit. CommitFailed (409) when a requirement fails; NoSuchTable;
   // InvalidArgument for updates that cannot apply; CommitStateUnknown after any doubt.
-  Result<LoadedTable> CommitTable(const TableChange& change);
+  Result<LoadedTable> CommitTable(const TableChange& change,
+                                  const std::string& idempotency_key = "");
   // All changes in one metastore transaction, or none.
-  Status CommitTransaction(const std::vector<TableChange>& changes);
+  Status CommitTransaction(const std::vector<TableChange>& changes,
+                           const std::string& idempotency_key = "");
   // Removes the table; with `purge` also deletes the files its metadata references (under
   // allowed locations only).
   Status DropTable(const TableIdentifier& id, bool purge);
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to);
   // Adopts an existing metadata file. AlreadyExists unless `overwrite`.
   Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& location,
-                                    bool overwrite);
+                                    bool overwrite, const std::string& idempotency_key = "");
 
   // --- Views: the same rules as tables, with NoSuchView; a view and a table never share a
   // name (AlreadyExists).
   Result<Page<std::string>> ListViews(const Namespace& ns, const PageRequest& page);
   Result<LoadedView> LoadView(const TableIdentifier& id);
-  Result<LoadedView> CreateView(const Namespace& ns, const CreateViewRequest& request);
-  Result<LoadedView> CommitView(const ViewChange& change);
+  Result<LoadedView> CreateView(const Namespace& ns, const CreateViewRequest& request,
+                                const std::string& idempotency_key = "");
+  Result<LoadedView> CommitView(const ViewChange& change,
+                                const std::string& idempotency_key = "");
   Status DropView(const TableIdentifier& id);
   Status RenameView(const TableIdentifier& from, const TableIdentifier& to);
-  Result<LoadedView> RegisterView(const TableIdentifier& id, const std::string& location);
+  Result<LoadedView> RegisterView(const TableIdentifier& id, const std::string& location,
+                                  const std::string& idempotency_key = "");
+
+  // --- Idempotency keys (see Metastore): claim before running a mutation, finish with its
+  // final response (no-op when the commit already recorded it), release after a 5xx.
+  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(const std::string& key,
+                                                               const std::string& request);
+  Status FinishIdempotencyKey(const std::string& key, int status, const std::string& response);
+  Status ReleaseIdempotencyKey(const std::string& key);
+  int64_t idempotency_lifetime_ms() const { return options_.idempotency_lifetime_ms; }
+
+  // The table or view document at a metadata location (for replays).
+  Result<LoadedTable> LoadTableAt(const std::string& metadata_location);
+  Result<LoadedView> LoadViewAt(const std::string& metadata_location);
 
   // OK when the metastore answers with a current schema.
   Status Ready() { return options_.metastore->Ping(); }
@@ -162,14 +189,17 @@ class Catalog {
   // After an unknown outcome: OK if every change is in its table's chain, else the cause.
   Status Reconcile(const std::vector<Prepared>& prepared);
   // Runs the prepare → write → swap loop for `changes`; fills `out` on success.
-  Status CommitChanges(const std::vector<TableChange>& changes, std::vector<Prepared>* out);
+  // A `transaction` replays under its Idempotency-Key as 204, a single-table commit as its
+  // new metadata.
+  Status CommitChanges(const std::vector<TableChange>& changes, bool transaction,
+                       const std::string& idempotency_key, std::vector<Prepared>* out);
   Result<std::shared_ptr<const engine::ViewMetadata>> ReadView(const std::string& location);
   // Writes `metadata` as the new file of entry `id` and swaps the pointer from `expected`
   // (nullopt: create). Deletes the file after a definite failure; on an unknown outcome keeps
   // it unless the metastore shows the swap did not land.
   Status WriteAndSwap(const TableIdentifier& id, EntityKind kind,
                       const std::optional<Pointer>& expected, const std::string& location,
-                      const std::string& json);
+                      const std::string& json, const std::string& idempotency_key);
   Status CheckLocation(const std::string& location) const;
   Result<std::string> DefaultLocation(const TableIdentifier& id);
   // A fresh metadata file name for a table or view at `location` with `properties`

@@ -38,22 +38,8 @@ Result<LoadedView> Catalog::LoadView(const TableIdentifier& id) {
   return LoadedView{ptr.metadata_location, std::move(metadata)};
 }
 
-Status Catalog::WriteAndSwap(const TableIdentifier& id, EntityKind kind,
-                             const std::optional<Pointer>& expected, const std::string& location,
-                             const std::string& json) {
-  RETURN_IF_ERROR(options_.file_io->WriteNew(location, json).WithPrefix(
-      "failed to write metadata file"));
-  Status st = options_.metastore->Commit({PointerSwap{id, kind, expected, location}});
-  if (st.code() == Status::Code::kCommitStateUnknown) {
-    auto ptr = options_.metastore->Load(id, kind);
-    if (ptr.ok() && ptr->metadata_location == location) return Status::OK();
-    return st;  // keep the file: the swap may still have landed
-  }
-  if (!st.ok()) options_.file_io->Delete(location);
-  return st;
-}
-
-Result<LoadedView> Catalog::CreateView(const Namespace& ns, const CreateViewRequest& request) {
+Result<LoadedView> Catalog::CreateView(const Namespace& ns, const CreateViewRequest& request,
+                                       const std::string& idempotency_key) {
   RETURN_IF_ERROR(ValidateNamespace(ns));
   RETURN_IF_ERROR(ValidateName(request.name, "view"));
   TableIdentifier id{ns, request.name};
@@ -82,11 +68,13 @@ Result<LoadedView> Catalog::CreateView(const Namespace& ns, const CreateViewRequ
   m.version_log = {{version.timestamp_ms, version.version_id}};
   ASSIGN_OR_RETURN(std::string location, NewMetadataLocation(m.location, m.properties, ""));
   RETURN_IF_ERROR(
-      WriteAndSwap(id, EntityKind::kView, std::nullopt, location, m.ToJson().dump()));
+      WriteAndSwap(id, EntityKind::kView, std::nullopt, location, m.ToJson().dump(),
+                   idempotency_key));
   return LoadedView{location, std::make_shared<const ViewMetadata>(std::move(m))};
 }
 
-Result<LoadedView> Catalog::CommitView(const ViewChange& change) {
+Result<LoadedView> Catalog::CommitView(const ViewChange& change,
+                                       const std::string& idempotency_key) {
   RETURN_IF_ERROR(ValidateNamespace(change.id.ns));
   for (int attempt = 1;; ++attempt) {
     ASSIGN_OR_RETURN(Pointer ptr, options_.metastore->Load(change.id, EntityKind::kView));
@@ -99,7 +87,8 @@ Result<LoadedView> Catalog::CommitView(const ViewChange& change) {
     if (next.location != base->location) RETURN_IF_ERROR(CheckLocation(next.location));
     ASSIGN_OR_RETURN(std::string location,
                      NewMetadataLocation(next.location, next.properties, ptr.metadata_location));
-    Status st = WriteAndSwap(change.id, EntityKind::kView, ptr, location, next.ToJson().dump());
+    Status st = WriteAndSwap(change.id, EntityKind::kView, ptr, location, next.ToJson().dump(),
+                             idempotency_key);
     if (st.ok()) return LoadedView{location, std::make_shared<const ViewMetadata>(std::move(next))};
     if (st.code() != Status::Code::kCommitFailed || attempt >= options_.max_commit_attempts) {
       return st;
@@ -120,7 +109,8 @@ Status Catalog::RenameView(const TableIdentifier& from, const TableIdentifier& t
   return options_.metastore->Rename(from, to, EntityKind::kView);
 }
 
-Result<LoadedView> Catalog::RegisterView(const TableIdentifier& id, const std::string& location) {
+Result<LoadedView> Catalog::RegisterView(const TableIdentifier& id, const std::string& location,
+                                         const std::string& idempotency_key) {
   RETURN_IF_ERROR(ValidateNamespace(id.ns));
   RETURN_IF_ERROR(ValidateName(id.name, "view"));
   RETURN_IF_ERROR(CheckLocation(location));
@@ -129,9 +119,16 @@ Result<LoadedView> Catalog::RegisterView(const TableIdentifier& id, const std::s
     return Status::InvalidArgument("cannot register view " + location + ": " +
                                    metadata.status().message());
   }
+  IdempotencyFinish finish{idempotency_key, 200, ReplayMarker(location)};
   RETURN_IF_ERROR(
-      options_.metastore->Commit({PointerSwap{id, EntityKind::kView, std::nullopt, location}}));
+      options_.metastore->Commit({PointerSwap{id, EntityKind::kView, std::nullopt, location}},
+                                 idempotency_key.empty() ? nullptr : &finish));
   return LoadedView{location, *metadata};
+}
+
+Result<LoadedView> Catalog::LoadViewAt(const std::string& metadata_location) {
+  ASSIGN_OR_RETURN(auto metadata, ReadView(metadata_location));
+  return LoadedView{metadata_location, std::move(metadata)};
 }
 
 }  // namespace cairn::catalog

@@ -20,7 +20,13 @@ class MemoryMetastore final : public Metastore {
   Status DropNamespace(const Namespace& ns) override;
   Result<Pointer> Load(const TableIdentifier& id, EntityKind kind) override;
   Result<std::vector<std::string>> ListNames(const Namespace& ns, EntityKind kind) override;
-  Status Commit(const std::vector<PointerSwap>& swaps) override;
+  Status Commit(const std::vector<PointerSwap>& swaps,
+                const IdempotencyFinish* finish = nullptr) override;
+  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
+      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
+      int64_t stale_before_ms) override;
+  Status FinishIdempotencyKey(const IdempotencyFinish& finish) override;
+  Status ReleaseIdempotencyKey(const std::string& key) override;
   Status Drop(const TableIdentifier& id, EntityKind kind) override;
   Status Rename(const TableIdentifier& from, const TableIdentifier& to,
                 EntityKind kind) override;
@@ -33,11 +39,17 @@ class MemoryMetastore final : public Metastore {
   };
 
   // Checks `swap` against `entries` and applies it there. REQUIRES: mu_ held.
+  void FinishLocked(const IdempotencyFinish& finish);  // REQUIRES: mu_ held
   Status ApplySwap(const PointerSwap& swap, std::map<TableIdentifier, Entry>* entries) const;
 
   std::mutex mu_;
   std::map<Namespace, Properties> namespaces_;
   std::map<TableIdentifier, Entry> entries_;
+  struct Key {
+    IdempotencyRecord record;
+    int64_t expires_at_ms;
+  };
+  std::map<std::string, Key> keys_;
 };
 
 }  // namespace cairn::catalog

@@ -40,6 +40,22 @@ struct PointerSwap {
   std::string new_location;
 };
 
+// What an Idempotency-Key has recorded.
+struct IdempotencyRecord {
+  std::string request;  // "<METHOD> <path>" the key was first used with
+  bool done = false;    // false: its request is still running (or died before finishing)
+  int status = 0;       // when done: the response to replay
+  std::string response;
+  int64_t created_at_ms = 0;
+};
+
+// A response to record under a key in the same transaction as a commit's swaps.
+struct IdempotencyFinish {
+  std::string key;
+  int status = 200;
+  std::string response;
+};
+
 // The errors every Metastore reports, worded as Iceberg's Java catalogs word them (clients and
 // Apache's compatibility kit check the words).
 Status NoSuchNamespaceError(const Namespace& ns);
@@ -75,19 +91,36 @@ class Metastore {
   virtual Result<Pointer> Load(const TableIdentifier& id, EntityKind kind) = 0;
   // Names of the entries of `kind` in `ns`, sorted. NoSuchNamespace if `ns` is absent.
   virtual Result<std::vector<std::string>> ListNames(const Namespace& ns, EntityKind kind) = 0;
-  // Applies every swap in one transaction, or none of them:
+  // Applies every swap in one transaction, or none of them. With `finish`, the pending key it
+  // names is marked done with its response in that same transaction.
+  // Errors:
   // - CommitFailed: some entry's pointer is no longer `expected` (or it is gone);
   // - AlreadyExists: a create found an entry (table or view) of that name;
   // - NoSuchNamespace: a create's namespace does not exist;
   // - Unavailable: the store could not start the transaction (nothing applied);
   // - CommitStateUnknown: the outcome is unknown (the caller must reconcile).
-  virtual Status Commit(const std::vector<PointerSwap>& swaps) = 0;
+  virtual Status Commit(const std::vector<PointerSwap>& swaps,
+                        const IdempotencyFinish* finish = nullptr) = 0;
   // Removes the entry. NoSuchTable / NoSuchView if absent.
   virtual Status Drop(const TableIdentifier& id, EntityKind kind) = 0;
   // Renames an entry, keeping its pointer. NoSuchTable / NoSuchView if `from` is absent,
   // NoSuchNamespace if the target namespace is, AlreadyExists if `to` is taken.
   virtual Status Rename(const TableIdentifier& from, const TableIdentifier& to,
                         EntityKind kind) = 0;
+
+  // --- Idempotency keys (all replicas see the same records).
+
+  // Claims `key` for `request` until `expires_at_ms`. Returns nullopt when the caller now owns
+  // the key (run the request), else the live record: done (replay it) or pending (another
+  // request runs it). A pending record created before `stale_before_ms` belongs to a request
+  // that died: the caller takes it over (nullopt). Expired records are forgotten first.
+  virtual Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
+      const std::string& key, const std::string& request, int64_t now_ms,
+      int64_t expires_at_ms, int64_t stale_before_ms) = 0;
+  // Marks a pending key done with its response; does nothing if it is done already.
+  virtual Status FinishIdempotencyKey(const IdempotencyFinish& finish) = 0;
+  // Forgets a pending key (its request ended without a final answer); done keys stay.
+  virtual Status ReleaseIdempotencyKey(const std::string& key) = 0;
 
   // OK if the store answers and its schema is current (for /ready).
   virtual Status Ping() = 0;

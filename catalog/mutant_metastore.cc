@@ -36,8 +36,20 @@ class MutantMetastore final : public Metastore {
     return base_->Rename(from, to, kind);
   }
   Status Ping() override { return base_->Ping(); }
+  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
+      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
+      int64_t stale_before_ms) override {
+    return base_->ClaimIdempotencyKey(key, request, now_ms, expires_at_ms, stale_before_ms);
+  }
+  Status FinishIdempotencyKey(const IdempotencyFinish& finish) override {
+    return base_->FinishIdempotencyKey(finish);
+  }
+  Status ReleaseIdempotencyKey(const std::string& key) override {
+    return base_->ReleaseIdempotencyKey(key);
+  }
 
-  Status Commit(const std::vector<PointerSwap>& swaps) override {
+  Status Commit(const std::vector<PointerSwap>& swaps,
+                const IdempotencyFinish* finish) override {
     if (mutant_ == Mutant::kCasWithoutPredicate) {
       std::vector<PointerSwap> blind = swaps;
       for (PointerSwap& s : blind) {
@@ -45,9 +57,9 @@ class MutantMetastore final : public Metastore {
         auto now = base_->Load(s.id, s.kind);
         if (now.ok()) s.expected = *now;  // compare against whatever is there: no compare
       }
-      return base_->Commit(blind);
+      return base_->Commit(blind, finish);
     }
-    Status st = base_->Commit(swaps);
+    Status st = base_->Commit(swaps, finish);
     if (st.ok() && ++commits_ % 5 == 0) {
       return Status::CommitFailed("mutant: a conflict reported after a successful swap");
     }

@@ -325,7 +325,72 @@ Result<std::vector<std::string>> PostgresMetastore::ListNames(const Namespace& n
   return names;
 }
 
-Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps) {
+Result<std::optional<IdempotencyRecord>> PostgresMetastore::ClaimIdempotencyKey(
+    const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
+    int64_t stale_before_ms) {
+  std::optional<IdempotencyRecord> existing;
+  RETURN_IF_ERROR(Transact([&](pqxx::work& tx) -> Status {
+    tx.exec_params(
+        "DELETE FROM cairn_idempotency_keys WHERE catalog_name = $1 AND expires_at_ms < $2",
+        options_.catalog_name, now_ms);
+    pqxx::result ins = tx.exec_params(
+        "INSERT INTO cairn_idempotency_keys (catalog_name, idempotency_key, request, state, "
+        "created_at_ms, expires_at_ms) VALUES ($1, $2, $3, 'pending', $4, $5) "
+        "ON CONFLICT DO NOTHING",
+        options_.catalog_name, key, request, now_ms, expires_at_ms);
+    if (ins.affected_rows() == 1) return Status::OK();
+    pqxx::result r = tx.exec_params(
+        "SELECT request, state, coalesce(status, 0), coalesce(response, ''), created_at_ms "
+        "FROM cairn_idempotency_keys WHERE catalog_name = $1 AND idempotency_key = $2 "
+        "FOR UPDATE",
+        options_.catalog_name, key);
+    if (r.empty()) return Status::Unavailable("idempotency key vanished while claiming it");
+    IdempotencyRecord rec{r[0][0].as<std::string>(), r[0][1].as<std::string>() == "done",
+                          r[0][2].as<int>(), r[0][3].as<std::string>(), r[0][4].as<int64_t>()};
+    if (!rec.done && rec.request == request && rec.created_at_ms < stale_before_ms) {
+      tx.exec_params(
+          "UPDATE cairn_idempotency_keys SET created_at_ms = $3 WHERE catalog_name = $1 AND "
+          "idempotency_key = $2 AND state = 'pending'",
+          options_.catalog_name, key, now_ms);
+      return Status::OK();
+    }
+    existing = std::move(rec);
+    return Status::OK();
+  }));
+  return existing;
+}
+
+namespace {
+
+void FinishKey(pqxx::transaction_base& tx, const std::string& catalog,
+               const IdempotencyFinish& finish) {
+  tx.exec_params(
+      "UPDATE cairn_idempotency_keys SET state = 'done', status = $3, response = $4 "
+      "WHERE catalog_name = $1 AND idempotency_key = $2 AND state = 'pending'",
+      catalog, finish.key, finish.status, finish.response);
+}
+
+}  // namespace
+
+Status PostgresMetastore::FinishIdempotencyKey(const IdempotencyFinish& finish) {
+  return Transact([&](pqxx::work& tx) -> Status {
+    FinishKey(tx, options_.catalog_name, finish);
+    return Status::OK();
+  });
+}
+
+Status PostgresMetastore::ReleaseIdempotencyKey(const std::string& key) {
+  return Transact([&](pqxx::work& tx) -> Status {
+    tx.exec_params(
+        "DELETE FROM cairn_idempotency_keys WHERE catalog_name = $1 AND idempotency_key = $2 "
+        "AND state = 'pending'",
+        options_.catalog_name, key);
+    return Status::OK();
+  });
+}
+
+Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps,
+                                 const IdempotencyFinish* finish) {
   auto body = [&](pqxx::work& tx) -> Status {
     for (const PointerSwap& s : swaps) {
       const std::string ns = JoinNamespace(s.id.ns);
@@ -357,6 +422,7 @@ Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps) {
                                     " changed concurrently");
       }
     }
+    if (finish != nullptr) FinishKey(tx, options_.catalog_name, *finish);
     return Status::OK();
   };
   return Transact(body, Status::Code::kCommitStateUnknown);

@@ -42,7 +42,13 @@ class PostgresMetastore final : public Metastore {
   Status DropNamespace(const Namespace& ns) override;
   Result<Pointer> Load(const TableIdentifier& id, EntityKind kind) override;
   Result<std::vector<std::string>> ListNames(const Namespace& ns, EntityKind kind) override;
-  Status Commit(const std::vector<PointerSwap>& swaps) override;
+  Status Commit(const std::vector<PointerSwap>& swaps,
+                const IdempotencyFinish* finish = nullptr) override;
+  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
+      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
+      int64_t stale_before_ms) override;
+  Status FinishIdempotencyKey(const IdempotencyFinish& finish) override;
+  Status ReleaseIdempotencyKey(const std::string& key) override;
   Status Drop(const TableIdentifier& id, EntityKind kind) override;
   Status Rename(const TableIdentifier& from, const TableIdentifier& to,
                 EntityKind kind) override;

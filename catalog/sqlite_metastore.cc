@@ -72,6 +72,23 @@ constexpr const char* kDeleteEntry =
 constexpr const char* kRenameEntry =
     "UPDATE iceberg_tables SET table_namespace = ?4, table_name = ?5 WHERE catalog_name = ?1 "
     "AND table_namespace = ?2 AND table_name = ?3";
+constexpr const char* kExpireKeys =
+    "DELETE FROM cairn_idempotency_keys WHERE catalog_name = ?1 AND expires_at_ms < ?2";
+constexpr const char* kSelectKey =
+    "SELECT request, state, status, response, created_at_ms FROM cairn_idempotency_keys "
+    "WHERE catalog_name = ?1 AND idempotency_key = ?2";
+constexpr const char* kInsertKey =
+    "INSERT INTO cairn_idempotency_keys (catalog_name, idempotency_key, request, state, "
+    "created_at_ms, expires_at_ms) VALUES (?1, ?2, ?3, 'pending', ?4, ?5)";
+constexpr const char* kTakeOverKey =
+    "UPDATE cairn_idempotency_keys SET created_at_ms = ?3 WHERE catalog_name = ?1 "
+    "AND idempotency_key = ?2 AND state = 'pending'";
+constexpr const char* kFinishKey =
+    "UPDATE cairn_idempotency_keys SET state = 'done', status = ?3, response = ?4 "
+    "WHERE catalog_name = ?1 AND idempotency_key = ?2 AND state = 'pending'";
+constexpr const char* kReleaseKey =
+    "DELETE FROM cairn_idempotency_keys WHERE catalog_name = ?1 AND idempotency_key = ?2 "
+    "AND state = 'pending'";
 constexpr const char* kSchemaVersion = "SELECT coalesce(max(version), 0) FROM cairn_schema_migrations";
 constexpr const char* kRecordMigration =
     "INSERT INTO cairn_schema_migrations (version, name, applied_at) "
@@ -309,7 +326,55 @@ Result<std::vector<std::string>> SqliteMetastore::ListNames(const Namespace& ns,
   return names;
 }
 
-Status SqliteMetastore::Commit(const std::vector<PointerSwap>& swaps) {
+Result<std::optional<IdempotencyRecord>> SqliteMetastore::ClaimIdempotencyKey(
+    const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
+    int64_t stale_before_ms) {
+  std::optional<IdempotencyRecord> existing;
+  RETURN_IF_ERROR(WriteTransaction([&](SqliteConnection& c) -> Status {
+    ASSIGN_OR_RETURN(auto expire, c.Prepare(kExpireKeys));
+    RETURN_IF_ERROR(expire->Bind(1, options_.catalog_name).Bind(2, now_ms).Run());
+    expire.reset();
+    ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectKey));
+    q->Bind(1, options_.catalog_name).Bind(2, key);
+    ASSIGN_OR_RETURN(bool found, q->Step());
+    if (!found) {
+      q.reset();
+      ASSIGN_OR_RETURN(auto ins, c.Prepare(kInsertKey));
+      return ins->Bind(1, options_.catalog_name).Bind(2, key).Bind(3, request).Bind(4, now_ms)
+          .Bind(5, expires_at_ms).Run();
+    }
+    IdempotencyRecord r{q->Text(0), q->Text(1) == "done", static_cast<int>(q->Int(2)),
+                        q->Text(3), q->Int(4)};
+    q.reset();
+    if (!r.done && r.request == request && r.created_at_ms < stale_before_ms) {
+      ASSIGN_OR_RETURN(auto take, c.Prepare(kTakeOverKey));
+      return take->Bind(1, options_.catalog_name).Bind(2, key).Bind(3, now_ms).Run();
+    }
+    existing = std::move(r);
+    return Status::OK();
+  }));
+  return existing;
+}
+
+Status SqliteMetastore::FinishIdempotencyKey(const IdempotencyFinish& finish) {
+  return WriteTransaction([&](SqliteConnection& c) { return FinishKey(c, finish); });
+}
+
+Status SqliteMetastore::FinishKey(SqliteConnection& c, const IdempotencyFinish& finish) {
+  ASSIGN_OR_RETURN(auto upd, c.Prepare(kFinishKey));
+  return upd->Bind(1, options_.catalog_name).Bind(2, finish.key)
+      .Bind(3, int64_t{finish.status}).Bind(4, finish.response).Run();
+}
+
+Status SqliteMetastore::ReleaseIdempotencyKey(const std::string& key) {
+  return WriteTransaction([&](SqliteConnection& c) -> Status {
+    ASSIGN_OR_RETURN(auto del, c.Prepare(kReleaseKey));
+    return del->Bind(1, options_.catalog_name).Bind(2, key).Run();
+  });
+}
+
+Status SqliteMetastore::Commit(const std::vector<PointerSwap>& swaps,
+                               const IdempotencyFinish* finish) {
   auto body = [&](SqliteConnection& c) -> Status {
     for (const PointerSwap& s : swaps) {
       const std::string ns = JoinNamespace(s.id.ns);
@@ -335,7 +400,7 @@ Status SqliteMetastore::Commit(const std::vector<PointerSwap>& swaps) {
                                     " changed concurrently");
       }
     }
-    return Status::OK();
+    return finish != nullptr ? FinishKey(c, *finish) : Status::OK();
   };
   return WriteTransaction(body, Status::Code::kCommitStateUnknown);
 }

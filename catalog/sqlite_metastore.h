@@ -41,7 +41,13 @@ class SqliteMetastore final : public Metastore {
   Status DropNamespace(const Namespace& ns) override;
   Result<Pointer> Load(const TableIdentifier& id, EntityKind kind) override;
   Result<std::vector<std::string>> ListNames(const Namespace& ns, EntityKind kind) override;
-  Status Commit(const std::vector<PointerSwap>& swaps) override;
+  Status Commit(const std::vector<PointerSwap>& swaps,
+                const IdempotencyFinish* finish = nullptr) override;
+  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
+      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
+      int64_t stale_before_ms) override;
+  Status FinishIdempotencyKey(const IdempotencyFinish& finish) override;
+  Status ReleaseIdempotencyKey(const std::string& key) override;
   Status Drop(const TableIdentifier& id, EntityKind kind) override;
   Status Rename(const TableIdentifier& from, const TableIdentifier& to,
                 EntityKind kind) override;
@@ -59,6 +65,7 @@ class SqliteMetastore final : public Metastore {
   Status WriteTransaction(Body body, Status::Code commit_failure = Status::Code::kIOError);
   Status MigrateSchema();
   Result<bool> NamespaceExists(SqliteConnection& c, const Namespace& ns);
+  Status FinishKey(SqliteConnection& c, const IdempotencyFinish& finish);
 
   Options options_;
   std::mutex pool_mu_;

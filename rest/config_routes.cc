@@ -1,5 +1,6 @@
 // /v1/config, /health and /ready.
 #include "rest/error_mapping.h"
+#include "rest/idempotency.h"
 #include "rest/rest_api.h"
 
 namespace cairn::rest {
@@ -9,9 +10,12 @@ using engine::Json;
 void RestApi::AddConfigRoutes() {
   router_.Add("GET", "/v1/config", [this](const HttpRequest&, const PathParams&) {
     Json endpoints = Endpoints();
+    // Keys live in the metastore's database, so every replica honours them.
     return JsonResponse(200, {{"defaults", Json::object()},
                               {"overrides", Json::object()},
-                              {"endpoints", std::move(endpoints)}});
+                              {"endpoints", std::move(endpoints)},
+                              {"idempotency-key-lifetime",
+                               IsoDuration(catalog_->idempotency_lifetime_ms())}});
   });
   router_.Add("GET", "/health", [](const HttpRequest&, const PathParams&) {
     return JsonResponse(200, {{"status", "alive"}});

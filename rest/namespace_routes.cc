@@ -1,5 +1,6 @@
 // /v1/{prefix}/namespaces...
 #include "rest/error_mapping.h"
+#include "rest/idempotency.h"
 #include "rest/rest_api.h"
 
 namespace cairn::rest {
@@ -87,20 +88,23 @@ void RestApi::AddNamespaceRoutes() {
   router_.Add("GET", base, [c](const HttpRequest& r, const PathParams&) {
     return ListNamespaces(c, r);
   });
-  router_.Add("POST", base, [c](const HttpRequest& r, const PathParams&) {
+  router_.Add("POST", base, Idempotent(c, [c](const HttpRequest& r, const PathParams&) {
     return CreateNamespace(c, r);
-  });
+  }));
   router_.Add("GET", base + "/{namespace}", [c](const HttpRequest&, const PathParams& p) {
     return LoadNamespace(c, p);
   });
   router_.Add("HEAD", base + "/{namespace}", [c](const HttpRequest&, const PathParams& p) {
     return NamespaceExists(c, p);
   });
-  router_.Add("DELETE", base + "/{namespace}", [c](const HttpRequest&, const PathParams& p) {
-    return DropNamespace(c, p);
-  });
+  router_.Add("DELETE", base + "/{namespace}",
+              Idempotent(c, [c](const HttpRequest&, const PathParams& p) {
+                return DropNamespace(c, p);
+              }));
   router_.Add("POST", base + "/{namespace}/properties",
-              [c](const HttpRequest& r, const PathParams& p) { return UpdateProperties(c, r, p); });
+              Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
+                return UpdateProperties(c, r, p);
+              }));
 }
 
 }  // namespace cairn::rest

@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include "rest/error_mapping.h"
+#include "rest/idempotency.h"
 #include "rest/rest_api.h"
 
 namespace cairn::rest {
@@ -129,7 +130,7 @@ HttpResponse CreateTable(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto parsed = ParseCreateTable(*body);
   if (!parsed.ok()) return StatusResponse(parsed.status());
-  auto table = c->CreateTable(NamespaceParam(params), *parsed);
+  auto table = c->CreateTable(NamespaceParam(params), *parsed, IdempotencyKey(request));
   if (!table.ok()) return StatusResponse(table.status());
   return TableResponse(*table, false, true);
 }
@@ -165,7 +166,7 @@ HttpResponse CommitTable(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto change = ParseChange(*body, TableParam(params));
   if (!change.ok()) return StatusResponse(change.status());
-  auto table = c->CommitTable(*change);
+  auto table = c->CommitTable(*change, IdempotencyKey(request));
   if (!table.ok()) return StatusResponse(table.status());
   return TableResponse(*table, false, false);
 }
@@ -187,7 +188,7 @@ HttpResponse RegisterTable(catalog::Catalog* c, const HttpRequest& request,
   auto overwrite = engine::GetOptBool(*body, "overwrite");
   if (!overwrite.ok()) return StatusResponse(overwrite.status());
   auto table = c->RegisterTable(TableIdentifier{NamespaceParam(params), *name}, *location,
-                                overwrite->value_or(false));
+                                overwrite->value_or(false), IdempotencyKey(request));
   if (!table.ok()) return StatusResponse(table.status());
   return TableResponse(*table, false, true);
 }
@@ -232,7 +233,7 @@ HttpResponse CommitTransaction(catalog::Catalog* c, const HttpRequest& request) 
     if (!change.ok()) return StatusResponse(change.status());
     changes.push_back(std::move(change).value());
   }
-  Status st = c->CommitTransaction(changes);
+  Status st = c->CommitTransaction(changes, IdempotencyKey(request));
   return st.ok() ? NoContent() : StatusResponse(st);
 }
 
@@ -245,30 +246,43 @@ void RestApi::AddTableRoutes() {
   router_.Add("GET", tables, [c](const HttpRequest& r, const PathParams& p) {
     return ListTables(c, r, p);
   });
-  router_.Add("POST", tables, [c](const HttpRequest& r, const PathParams& p) {
+  // Pointer-moving routes replay as the table at the metadata file they moved to.
+  auto as_loaded = [c](bool with_config) -> ReplayRenderer {
+    return [c, with_config](const std::string& location) {
+      auto table = c->LoadTableAt(location);
+      return table.ok() ? TableResponse(*table, false, with_config) : StatusResponse(table.status());
+    };
+  };
+  router_.Add("POST", tables, Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
     return CreateTable(c, r, p);
-  });
+  }, as_loaded(true)));
   router_.Add("GET", table, [c](const HttpRequest& r, const PathParams& p) {
     return LoadTable(c, r, p);
   });
   router_.Add("HEAD", table, [c](const HttpRequest&, const PathParams& p) {
     return TableExists(c, p);
   });
-  router_.Add("POST", table, [c](const HttpRequest& r, const PathParams& p) {
+  router_.Add("POST", table, Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
     return CommitTable(c, r, p);
-  });
-  router_.Add("DELETE", table, [c](const HttpRequest& r, const PathParams& p) {
+  }, as_loaded(false)));
+  router_.Add("DELETE", table, Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
     return DropTable(c, r, p);
-  });
+  }));
   router_.Add("POST", "/v1/{prefix}/namespaces/{namespace}/register",
-              [c](const HttpRequest& r, const PathParams& p) { return RegisterTable(c, r, p); });
+              Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
+                return RegisterTable(c, r, p);
+              }, as_loaded(true)));
   router_.Add("POST", "/v1/{prefix}/tables/rename",
-              [c](const HttpRequest& r, const PathParams&) { return RenameTable(c, r); });
+              Idempotent(c, [c](const HttpRequest& r, const PathParams&) {
+                return RenameTable(c, r);
+              }));
   router_.Add("POST", table + "/metrics", [c](const HttpRequest& r, const PathParams& p) {
     return ReportMetrics(c, r, p);
   });
   router_.Add("POST", "/v1/{prefix}/transactions/commit",
-              [c](const HttpRequest& r, const PathParams&) { return CommitTransaction(c, r); });
+              Idempotent(c, [c](const HttpRequest& r, const PathParams&) {
+                return CommitTransaction(c, r);
+              }));
 }
 
 }  // namespace cairn::rest

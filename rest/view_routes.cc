@@ -1,5 +1,6 @@
 // /v1/{prefix}/namespaces/{namespace}/views..., /views/rename, /register-view.
 #include "rest/error_mapping.h"
+#include "rest/idempotency.h"
 #include "rest/rest_api.h"
 
 namespace cairn::rest {
@@ -75,7 +76,7 @@ HttpResponse CreateView(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto parsed = ParseCreateView(*body);
   if (!parsed.ok()) return StatusResponse(parsed.status());
-  auto view = c->CreateView(NamespaceParam(params), *parsed);
+  auto view = c->CreateView(NamespaceParam(params), *parsed, IdempotencyKey(request));
   return view.ok() ? ViewResponse(*view) : StatusResponse(view.status());
 }
 
@@ -95,7 +96,7 @@ HttpResponse CommitView(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto change = ParseViewChange(*body, ViewParam(params));
   if (!change.ok()) return StatusResponse(change.status());
-  auto view = c->CommitView(*change);
+  auto view = c->CommitView(*change, IdempotencyKey(request));
   return view.ok() ? ViewResponse(*view) : StatusResponse(view.status());
 }
 
@@ -127,7 +128,8 @@ HttpResponse RegisterView(catalog::Catalog* c, const HttpRequest& request,
   if (!name.ok()) return StatusResponse(name.status());
   auto location = engine::GetString(*body, "metadata-location");
   if (!location.ok()) return StatusResponse(location.status());
-  auto view = c->RegisterView(TableIdentifier{NamespaceParam(params), *name}, *location);
+  auto view = c->RegisterView(TableIdentifier{NamespaceParam(params), *name}, *location,
+                              IdempotencyKey(request));
   return view.ok() ? ViewResponse(*view) : StatusResponse(view.status());
 }
 
@@ -140,23 +142,31 @@ void RestApi::AddViewRoutes() {
   router_.Add("GET", views, [c](const HttpRequest& r, const PathParams& p) {
     return ListViews(c, r, p);
   });
-  router_.Add("POST", views, [c](const HttpRequest& r, const PathParams& p) {
+  ReplayRenderer as_loaded = [c](const std::string& location) {
+    auto view = c->LoadViewAt(location);
+    return view.ok() ? ViewResponse(*view) : StatusResponse(view.status());
+  };
+  router_.Add("POST", views, Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
     return CreateView(c, r, p);
-  });
+  }, as_loaded));
   router_.Add("GET", view, [c](const HttpRequest&, const PathParams& p) { return LoadView(c, p); });
   router_.Add("HEAD", view, [c](const HttpRequest&, const PathParams& p) {
     return ViewExists(c, p);
   });
-  router_.Add("POST", view, [c](const HttpRequest& r, const PathParams& p) {
+  router_.Add("POST", view, Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
     return CommitView(c, r, p);
-  });
-  router_.Add("DELETE", view, [c](const HttpRequest&, const PathParams& p) {
+  }, as_loaded));
+  router_.Add("DELETE", view, Idempotent(c, [c](const HttpRequest&, const PathParams& p) {
     return DropView(c, p);
-  });
+  }));
   router_.Add("POST", "/v1/{prefix}/views/rename",
-              [c](const HttpRequest& r, const PathParams&) { return RenameView(c, r); });
+              Idempotent(c, [c](const HttpRequest& r, const PathParams&) {
+                return RenameView(c, r);
+              }));
   router_.Add("POST", "/v1/{prefix}/namespaces/{namespace}/register-view",
-              [c](const HttpRequest& r, const PathParams& p) { return RegisterView(c, r, p); });
+              Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {
+                return RegisterView(c, r, p);
+              }, as_loaded));
 }
 
 }  // namespace cairn::rest

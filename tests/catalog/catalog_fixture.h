@@ -210,7 +210,8 @@ class ScriptedMetastore final : public Metastore {
     return commits_;
   }
 
-  Status Commit(const std::vector<PointerSwap>& swaps) override {
+  Status Commit(const std::vector<PointerSwap>& swaps,
+                const catalog::IdempotencyFinish* finish = nullptr) override {
     CommitHook hook;
     {
       std::lock_guard lock(mu_);
@@ -220,7 +221,7 @@ class ScriptedMetastore final : public Metastore {
         hooks_.pop_front();
       }
     }
-    return hook ? hook(swaps, *inner_) : inner_->Commit(swaps);
+    return hook ? hook(swaps, *inner_) : inner_->Commit(swaps, finish);
   }
 
   Status CreateNamespace(const Namespace& ns, const Properties& properties) override {
@@ -251,6 +252,17 @@ class ScriptedMetastore final : public Metastore {
     return inner_->Rename(from, to, kind);
   }
   Status Ping() override { return inner_->Ping(); }
+  Result<std::optional<catalog::IdempotencyRecord>> ClaimIdempotencyKey(
+      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
+      int64_t stale_before_ms) override {
+    return inner_->ClaimIdempotencyKey(key, request, now_ms, expires_at_ms, stale_before_ms);
+  }
+  Status FinishIdempotencyKey(const catalog::IdempotencyFinish& finish) override {
+    return inner_->FinishIdempotencyKey(finish);
+  }
+  Status ReleaseIdempotencyKey(const std::string& key) override {
+    return inner_->ReleaseIdempotencyKey(key);
+  }
 
  private:
   std::shared_ptr<Metastore> inner_;
