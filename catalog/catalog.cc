@@ -124,14 +124,19 @@ Result<std::shared_ptr<const CachedMetadata>> Catalog::LoadMetadata(const std::s
   return Remember(location, std::move(parsed).value());
 }
 
-Result<LoadedTable> Catalog::LoadTable(const TableIdentifier& id) {
+Result<std::string> Catalog::CurrentMetadataLocation(const TableIdentifier& id) {
   RETURN_IF_ERROR(ValidateNamespace(id.ns));
   ASSIGN_OR_RETURN(Pointer ptr, options_.metastore->Load(id, EntityKind::kTable));
   // Cached documents outlive their files; a table whose current file is gone is broken.
   ASSIGN_OR_RETURN(bool exists, options_.file_io->Exists(ptr.metadata_location));
   if (!exists) return MissingFile(ptr.metadata_location);
-  ASSIGN_OR_RETURN(auto metadata, LoadMetadata(ptr.metadata_location));
-  return LoadedTable{ptr.metadata_location, std::move(metadata)};
+  return ptr.metadata_location;
+}
+
+Result<LoadedTable> Catalog::LoadTable(const TableIdentifier& id) {
+  ASSIGN_OR_RETURN(std::string location, CurrentMetadataLocation(id));
+  ASSIGN_OR_RETURN(auto metadata, LoadMetadata(location));
+  return LoadedTable{location, std::move(metadata)};
 }
 
 Status Catalog::CheckLocation(const std::string& location) const {

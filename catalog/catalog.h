@@ -127,6 +127,9 @@ class Catalog {
   // NoSuchTable; IOError / InvalidArgument if the metadata file cannot be read or parsed.
   // NotFound "Failed to open input stream for file: ..." when the metadata file is gone.
   Result<LoadedTable> LoadTable(const TableIdentifier& id);
+  // The table's current metadata location, checked to exist, without loading the document
+  // (for conditional loads). Same errors as LoadTable.
+  Result<std::string> CurrentMetadataLocation(const TableIdentifier& id);
   // AlreadyExists, NoSuchNamespace, InvalidArgument (bad schema/spec/location). A staged
   // create writes nothing and returns the would-be metadata.
   Result<LoadedTable> CreateTable(const Namespace& ns, const CreateTableRequest& request,

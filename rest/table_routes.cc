@@ -52,9 +52,12 @@ bool ETagMatches(const std::string& if_none_match, const std::string& etag) {
 // LoadTableResult / CommitTableResponse, built around the cached metadata text.
 HttpResponse TableResponse(const LoadedTable& t, bool refs_only, bool with_config) {
   HttpResponse res;
-  const std::string& metadata =
-      refs_only ? t.metadata->metadata->ToJsonRefsOnly().dump() : t.metadata->json;
-  std::string body = "{";
+  std::string refs_json;
+  if (refs_only) refs_json = t.metadata->metadata->ToJsonRefsOnly().dump();
+  const std::string& metadata = refs_only ? refs_json : t.metadata->json;  // no copy
+  std::string body;
+  body.reserve(metadata.size() + t.metadata_location.size() + 64);
+  body += "{";
   if (!t.metadata_location.empty()) {
     body += "\"metadata-location\":" + Json(t.metadata_location).dump() + ",";
   }
@@ -143,15 +146,18 @@ HttpResponse LoadTable(catalog::Catalog* c, const HttpRequest& request,
                                                   mode + "'"));
   }
   bool refs_only = mode == "refs";
-  auto table = c->LoadTable(TableParam(params));
-  if (!table.ok()) return StatusResponse(table.status());
-  std::string etag = ETag(table->metadata_location, refs_only);
+  // A conditional load is answered from the pointer alone: no document is read.
+  auto location = c->CurrentMetadataLocation(TableParam(params));
+  if (!location.ok()) return StatusResponse(location.status());
+  std::string etag = ETag(*location, refs_only);
   if (ETagMatches(request.Header("If-None-Match"), etag)) {
     HttpResponse res;
     res.status = 304;
     res.headers["ETag"] = etag;
     return res;
   }
+  auto table = c->LoadTableAt(*location);
+  if (!table.ok()) return StatusResponse(table.status());
   return TableResponse(*table, refs_only, true);
 }
 
