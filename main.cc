@@ -1,5 +1,6 @@
 // cairn: an Apache Iceberg REST catalog. `cairn serve --help` lists every flag.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,7 +46,10 @@ std::vector<Flag> ServeFlags() {
        "further location prefix clients may place tables under (repeatable; env: comma-separated)",
        "", true},
       {"catalog-name", "CAIRN_CATALOG_NAME", "catalog_name column in the metastore", "cairn"},
-      {"threads", "CAIRN_THREADS", "HTTP worker threads (one per open connection)", "16"},
+      {"threads", "CAIRN_THREADS", "worker threads running requests (connections are multiplexed)",
+       "16"},
+      {"keep-alive-timeout-s", "CAIRN_KEEP_ALIVE_TIMEOUT_S",
+       "seconds an idle keep-alive connection stays open", "60"},
       {"max-body-bytes", "CAIRN_MAX_BODY_BYTES", "largest accepted request body", "8388608"},
       {"commit-attempts", "CAIRN_COMMIT_ATTEMPTS",
        "compare-and-swap attempts per commit before answering 409", "10"},
@@ -182,6 +186,15 @@ cairn::engine::Result<std::shared_ptr<cairn::catalog::Metastore>> OpenMetastore(
   return std::shared_ptr<cairn::catalog::Metastore>(std::move(store));
 }
 
+// Thousands of keep-alive clients need thousands of descriptors: lift the soft limit.
+void RaiseOpenFileLimit() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 int Serve(int argc, char** argv) {
   std::vector<Flag> flags = ServeFlags();
   bool help = false;
@@ -191,9 +204,10 @@ int Serve(int argc, char** argv) {
     return 0;
   }
   auto get = [&](const char* name) { return Find(flags, name)->value; };
-  long port, threads, max_body, attempts, cache_mib;
+  long port, threads, max_body, attempts, cache_mib, keep_alive;
   if (!ParseInt("port", get("port"), 0, 65535, &port) ||
       !ParseInt("threads", get("threads"), 1, 4096, &threads) ||
+      !ParseInt("keep-alive-timeout-s", get("keep-alive-timeout-s"), 1, 3600, &keep_alive) ||
       !ParseInt("max-body-bytes", get("max-body-bytes"), 1024, 1L << 31, &max_body) ||
       !ParseInt("commit-attempts", get("commit-attempts"), 1, 1000, &attempts) ||
       !ParseInt("cache-mib", get("cache-mib"), 1, 1 << 20, &cache_mib)) {
@@ -245,6 +259,8 @@ int Serve(int argc, char** argv) {
   server_options.port = static_cast<int>(port);
   server_options.threads = static_cast<int>(threads);
   server_options.max_body_bytes = static_cast<size_t>(max_body);
+  server_options.keep_alive_timeout_s = static_cast<int>(keep_alive);
+  RaiseOpenFileLimit();
   cairn::rest::HttpServer server(&api, server_options);
   if (auto st = server.Bind(); !st.ok()) {
     std::cerr << "cairn: " << st.message() << "\n";

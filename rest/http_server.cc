@@ -1,120 +1,212 @@
 #include "rest/http_server.h"
 
-#include <httplib.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 #include <iostream>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include "rest/error_mapping.h"
 
 namespace cairn::rest {
 namespace {
 
-const char* kJson = "application/json";
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
 
-HttpRequest Adapt(const httplib::Request& req) {
-  HttpRequest out;
-  out.method = req.method;
-  std::string target = req.target.empty() ? req.path : req.target;
-  out.raw_path = target.substr(0, target.find('?'));
-  for (const auto& [k, v] : req.params) out.query.emplace(k, v);
-  for (const auto& [k, v] : req.headers) out.headers.emplace(k, v);
-  out.body = req.body;
-  return out;
+using BeastRequest = http::request<http::string_body>;
+using BeastResponse = http::response<http::string_body>;
+
+// Splits the query string into decoded parameters ('+' is a space, as in forms).
+void ParseQuery(std::string_view query, std::map<std::string, std::string>* out) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    size_t eq = pair.find('=');
+    std::string key = PercentDecode(std::string(pair.substr(0, eq)), true);
+    std::string value =
+        eq == std::string_view::npos ? "" : PercentDecode(std::string(pair.substr(eq + 1)), true);
+    if (!key.empty()) out->emplace(std::move(key), std::move(value));
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
 }
 
-const char* ReasonType(int status) {
-  switch (status) {
-    case 400: return "BadRequestException";
-    case 404: return "NotFoundException";
-    case 405: return "MethodNotAllowedException";
-    case 413: return "PayloadTooLargeException";
-    case 414: return "UriTooLongException";
-    default: return status < 500 ? "BadRequestException" : "InternalServerError";
+HttpRequest Adapt(BeastRequest& req) {
+  HttpRequest out;
+  out.method = std::string(req.method_string());
+  std::string_view target(req.target().data(), req.target().size());
+  size_t q = target.find('?');
+  out.raw_path = std::string(target.substr(0, q));
+  if (q != std::string_view::npos) ParseQuery(target.substr(q + 1), &out.query);
+  for (const auto& field : req) {
+    out.headers.emplace(std::string(field.name_string()), std::string(field.value()));
   }
+  out.body = std::move(req.body());
+  return out;
 }
 
 }  // namespace
 
-HttpServer::HttpServer(RestApi* api, ServerOptions options)
-    : api_(api), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
-  httplib::Server& s = *server_;
-  int threads = options_.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  s.set_payload_max_length(options_.max_body_bytes);
-  s.set_keep_alive_max_count(options_.keep_alive_max_requests);
-  s.set_keep_alive_timeout(options_.keep_alive_timeout_s);
-  s.set_read_timeout(options_.read_timeout_s, 0);
-  s.set_write_timeout(options_.write_timeout_s, 0);
-  s.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
-  });
-  auto handle = [this](const httplib::Request& req, httplib::Response& res) {
-    HttpResponse out = api_->Handle(Adapt(req));
-    res.status = out.status;
-    std::string type = kJson;
-    for (const auto& [k, v] : out.headers) {
-      if (strcasecmp(k.c_str(), "Content-Type") == 0) {
-        type = v;
-      } else {
-        res.set_header(k, v);
-      }
+struct HttpServer::Impl {
+  Impl(RestApi* api, ServerOptions options)
+      : api(api), options(std::move(options)), workers(this->options.threads) {}
+
+  RestApi* api;
+  ServerOptions options;
+  asio::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  asio::thread_pool workers;
+
+  void Accept();
+};
+
+namespace {
+
+// One connection: read a request, run it on a worker, write the answer, repeat.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, HttpServer::Impl* server)
+      : stream_(std::move(socket)), server_(server) {}
+
+  void Start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Read(); });
+  }
+
+ private:
+  void Read() {
+    parser_.emplace();
+    parser_->body_limit(server_->options.max_body_bytes);
+    parser_->header_limit(64 * 1024);
+    stream_.expires_after(std::chrono::seconds(server_->options.keep_alive_timeout_s));
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       self->OnRead(ec);
+                     });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+        ec == asio::error::connection_reset || ec == asio::error::eof) {
+      return Close();
     }
-    if (!out.body.empty()) res.set_content(std::move(out.body), type.c_str());
-  };
-  const char* any = R"(.*)";
-  s.Get(any, handle);  // also serves HEAD
-  s.Post(any, handle);
-  s.Delete(any, handle);
-  s.Put(any, handle);
-  s.Patch(any, handle);
-  s.set_exception_handler([](const httplib::Request& req, httplib::Response& res,
-                             std::exception_ptr ep) {
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      std::cerr << "cairn: error serving " << req.method << " " << req.path << ": " << e.what()
-                << std::endl;
-    } catch (...) {
-      std::cerr << "cairn: unknown error serving " << req.method << " " << req.path << std::endl;
+    if (ec == http::error::body_limit) {
+      return Reply(ErrorResponse(413, "PayloadTooLargeException",
+                                 "request body exceeds the server's size limit of " +
+                                     std::to_string(server_->options.max_body_bytes) + " bytes"),
+                   11, false, false);
     }
-    res.status = 500;
-    res.set_content(ErrorBody(500, "InternalServerError", "internal server error"), kJson);
+    if (ec) {
+      return Reply(ErrorResponse(400, "BadRequestException",
+                                 "malformed HTTP request: " + ec.message()),
+                   11, false, false);
+    }
+    auto request = std::make_shared<BeastRequest>(parser_->release());
+    // Catalog work blocks: run it on a worker, then answer from this connection's strand.
+    asio::post(server_->workers, [self = shared_from_this(), request] {
+      bool head = request->method() == http::verb::head;
+      bool keep_alive = request->keep_alive();
+      unsigned version = request->version();
+      HttpResponse out = self->server_->api->Handle(Adapt(*request));
+      asio::post(self->stream_.get_executor(),
+                 [self, out = std::move(out), version, keep_alive, head]() mutable {
+                   self->Reply(std::move(out), version, keep_alive, head);
+                 });
+    });
+  }
+
+  void Reply(HttpResponse out, unsigned version, bool keep_alive, bool head) {
+    res_ = BeastResponse(static_cast<http::status>(out.status), version);
+    bool has_type = false;
+    for (const auto& [name, value] : out.headers) {
+      has_type |= strcasecmp(name.c_str(), "Content-Type") == 0;
+      res_.set(name, value);
+    }
+    if (!out.body.empty() && !has_type) res_.set(http::field::content_type, "application/json");
+    res_.keep_alive(keep_alive);
+    if (!head) res_.body() = std::move(out.body);
+    res_.prepare_payload();
+    stream_.expires_after(std::chrono::seconds(server_->options.request_timeout_s));
+    http::async_write(stream_, res_,
+                      [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
+                        if (ec || !keep_alive) return self->Close();
+                        self->Read();
+                      });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  BeastResponse res_;
+  HttpServer::Impl* server_;
+};
+
+}  // namespace
+
+void HttpServer::Impl::Accept() {
+  acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (!acceptor.is_open()) return;
+    if (!ec) {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      std::make_shared<Session>(std::move(socket), this)->Start();
+    }
+    Accept();
   });
-  s.set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    if (res.status == 304 || res.status < 400) return httplib::Server::HandlerResponse::Unhandled;
-    std::string message = "request rejected with HTTP " + std::to_string(res.status);
-    if (res.status == 413) message = "request body exceeds the server's size limit";
-    res.set_content(ErrorBody(res.status, ReasonType(res.status), message), kJson);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
 }
 
-HttpServer::~HttpServer() = default;
+HttpServer::HttpServer(RestApi* api, ServerOptions options)
+    : impl_(std::make_unique<Impl>(api, std::move(options))) {}
+
+HttpServer::~HttpServer() {
+  Stop();
+  impl_->workers.join();
+}
 
 engine::Status HttpServer::Bind() {
-  if (options_.port == 0) {
-    port_ = server_->bind_to_any_port(options_.host);
-    if (port_ <= 0) return engine::Status::IOError("cannot bind to " + options_.host);
-    return engine::Status::OK();
+  beast::error_code ec;
+  auto address = asio::ip::make_address(impl_->options.host, ec);
+  if (ec) return engine::Status::InvalidArgument("bad listen address " + impl_->options.host);
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(impl_->options.port));
+  tcp::acceptor& a = impl_->acceptor;
+  a.open(endpoint.protocol(), ec);
+  if (!ec) a.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) a.bind(endpoint, ec);
+  if (!ec) a.listen(4096, ec);
+  if (ec) {
+    return engine::Status::IOError("cannot listen on " + impl_->options.host + ":" +
+                                   std::to_string(impl_->options.port) + ": " + ec.message());
   }
-  if (!server_->bind_to_port(options_.host, options_.port)) {
-    return engine::Status::IOError("cannot bind to " + options_.host + ":" +
-                                   std::to_string(options_.port) +
-                                   " (is another server running there?)");
-  }
-  port_ = options_.port;
+  port_ = a.local_endpoint().port();
   return engine::Status::OK();
 }
 
-void HttpServer::Serve() { server_->listen_after_bind(); }
+void HttpServer::Serve() {
+  impl_->Accept();
+  std::vector<std::thread> extra;
+  for (int i = 1; i < impl_->options.io_threads; ++i) {
+    extra.emplace_back([this] { impl_->ioc.run(); });
+  }
+  impl_->ioc.run();
+  for (std::thread& t : extra) t.join();
+}
 
-void HttpServer::Stop() { server_->stop(); }
+void HttpServer::Stop() {
+  asio::post(impl_->ioc, [this] {
+    beast::error_code ignored;
+    impl_->acceptor.close(ignored);
+  });
+  impl_->ioc.stop();
+}
 
 }  // namespace cairn::rest
