@@ -105,7 +105,7 @@ Result<Page<std::string>> Catalog::ListTables(const Namespace& ns, const PageReq
 std::shared_ptr<const CachedMetadata> Catalog::Remember(const std::string& location,
                                                         engine::TableMetadata metadata) {
   auto entry = std::make_shared<CachedMetadata>();
-  entry->json = metadata.ToJson().dump();
+  entry->json = metadata.ToJsonText();
   entry->metadata = std::make_shared<const engine::TableMetadata>(std::move(metadata));
   if (!location.empty()) cache_.Put(location, entry);
   return entry;
@@ -213,7 +213,7 @@ Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableR
   ASSIGN_OR_RETURN(std::string location,
                    NewMetadataLocation(metadata.location, metadata.properties, ""));
   auto entry = std::make_shared<CachedMetadata>();
-  entry->json = metadata.ToJson().dump();
+  entry->json = metadata.ToJsonText();
   entry->metadata = std::make_shared<const engine::TableMetadata>(std::move(metadata));
   RETURN_IF_ERROR(WriteAndSwap(id, EntityKind::kTable, std::nullopt, location, entry->json,
                                idempotency_key));

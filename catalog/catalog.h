@@ -44,6 +44,10 @@ struct CatalogOptions {
   // A key still pending this long after its request started belongs to a request that died.
   int64_t idempotency_stale_ms = 120 * 1000;
   size_t cache_bytes = 256u << 20;          // metadata cache budget
+  // What clients need to reach the warehouse's store themselves (s3.endpoint, s3.region,
+  // s3.path-style-access, ...): sent in GET /v1/config "defaults" and in every
+  // LoadTableResult "config". Set by the operator; never taken from table properties.
+  Properties client_config;
 };
 
 // A page of a listing. `next_token` is absent at the end.
@@ -179,6 +183,13 @@ class Catalog {
 
   // The warehouse root, as clients should see it.
   const std::string& warehouse() const { return options_.warehouse; }
+
+  // See CatalogOptions::client_config.
+  const Properties& ClientConfig() const { return options_.client_config; }
+
+  // True if the store's WriteNew is an atomic put-if-absent (for S3: what the startup probe
+  // of If-None-Match: * found). Reported to operators; commits never depend on it.
+  bool StorePutIfAbsent() const { return options_.file_io->SupportsPutIfAbsent(); }
 
  private:
   struct Prepared;  // one table's change, ready to swap

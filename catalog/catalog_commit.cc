@@ -65,7 +65,7 @@ Result<Catalog::Prepared> Catalog::Prepare(const TableChange& change) {
                    NewMetadataLocation(next.location, next.properties,
                                        p.base ? p.base->metadata_location : std::string()));
   auto entry = std::make_shared<CachedMetadata>();
-  entry->json = next.ToJson().dump();
+  entry->json = next.ToJsonText();
   entry->metadata = std::make_shared<const TableMetadata>(std::move(next));
   p.result = std::move(entry);
   return p;

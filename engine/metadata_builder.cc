@@ -310,7 +310,7 @@ Status MetadataBuilder::AddSnapshot(const Snapshot& snapshot) {
     }
     m_.next_row_id = *snapshot.first_row_id + snapshot.added_rows.value_or(0);
   }
-  m_.snapshots.push_back(std::make_shared<const Snapshot>(snapshot));
+  m_.snapshots.push_back(Freeze(snapshot));
   m_.last_sequence_number = std::max(m_.last_sequence_number, snapshot.sequence_number);
   added_snapshot_ms_ = snapshot.timestamp_ms;
   changed_ = true;

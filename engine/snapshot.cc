@@ -50,6 +50,11 @@ Json Snapshot::ToJson(int format_version) const {
   return j;
 }
 
+std::shared_ptr<const Snapshot> Freeze(Snapshot snapshot) {
+  snapshot.json = snapshot.ToJson(2).dump();
+  return std::make_shared<const Snapshot>(std::move(snapshot));
+}
+
 const std::string& Snapshot::operation() const {
   static const std::string kNone;
   auto it = summary.find("operation");

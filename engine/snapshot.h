@@ -3,6 +3,7 @@
 // Snapshot and SnapshotRef (spec.md "Snapshots", "Snapshot References").
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct Snapshot {
   std::optional<int64_t> first_row_id;  // v3
   std::optional<int64_t> added_rows;    // v3
   std::optional<std::string> key_id;    // v3 encryption
+  // This snapshot's JSON text as v2+ documents spell it, made once by Freeze(): documents
+  // are written by concatenating these, so a commit does not re-serialize old snapshots.
+  std::string json;
 
   // `format_version` decides which fields are required (v2+: sequence-number, and a
   // manifest-list unless the snapshot predates an upgrade from v1 and lists manifests).
@@ -30,6 +34,9 @@ struct Snapshot {
   Json ToJson(int format_version) const;
   const std::string& operation() const;
 };
+
+// A snapshot made immutable and shareable between table versions, its JSON text cached.
+std::shared_ptr<const Snapshot> Freeze(Snapshot snapshot);
 
 struct SnapshotRef {
   int64_t snapshot_id = 0;

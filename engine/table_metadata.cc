@@ -129,7 +129,7 @@ Status ParseSnapshots(const Json& json, TableMetadata* m) {
     m->snapshots.reserve(arr->size());
     for (const Json& s : *arr) {
       ASSIGN_OR_RETURN(Snapshot snap, Snapshot::FromJson(s, m->format_version));
-      m->snapshots.push_back(std::make_shared<const Snapshot>(std::move(snap)));
+      m->snapshots.push_back(Freeze(std::move(snap)));
     }
   }
   ASSIGN_OR_RETURN(std::optional<int64_t> current, GetOptInt64(json, "current-snapshot-id"));
@@ -322,6 +322,27 @@ Json TableMetadata::ToJson() const {
   for (const auto& s : snapshots) snaps.push_back(s->ToJson(format_version));
   j["snapshots"] = std::move(snaps);
   return j;
+}
+
+std::string TableMetadata::ToJsonText() const {
+  std::string out = BaseToJson(*this).dump();
+  out.pop_back();  // the closing brace: "snapshots" follows
+  size_t bytes = out.size() + 32;
+  for (const auto& s : snapshots) bytes += s->json.size() + 1;
+  out.reserve(bytes);
+  out += ",\"snapshots\":[";
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    if (i > 0) out += ',';
+    const Snapshot& s = *snapshots[i];
+    // v1 documents spell snapshots differently (no zero sequence numbers).
+    if (format_version >= 2 && !s.json.empty()) {
+      out += s.json;
+    } else {
+      out += s.ToJson(format_version).dump();
+    }
+  }
+  out += "]}";
+  return out;
 }
 
 Json TableMetadata::ToJsonRefsOnly() const {

@@ -86,6 +86,10 @@ struct TableMetadata {
   // "schema" and "partition-spec" fields).
   Json ToJson() const;
 
+  // ToJson().dump(), made by concatenating each snapshot's cached text (see Freeze): the
+  // cost of writing a document no longer grows with re-serializing its history.
+  std::string ToJsonText() const;
+
   // A copy with only what `snapshots=refs` returns: snapshots reachable from a ref.
   Json ToJsonRefsOnly() const;
 };

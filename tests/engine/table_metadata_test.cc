@@ -267,5 +267,15 @@ TEST_CASE("a v3 document without next-row-id reads it as zero") {
   CHECK(m->ToJson()["next-row-id"] == 0);
 }
 
+TEST_CASE("the concatenated document text equals the serialized model for every fixture") {
+  for (const fs::path& path : ValidFixtures()) {
+    CAPTURE(path.filename().string());
+    auto m = TableMetadata::FromJsonText(ReadText(path));
+    REQUIRE(m.ok());
+    Json from_text = Json::parse(m->ToJsonText());
+    CHECK(from_text == m->ToJson());
+  }
+}
+
 }  // namespace
 }  // namespace cairn::engine
