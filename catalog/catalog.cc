@@ -95,11 +95,19 @@ Status Catalog::DropNamespace(const Namespace& ns) {
 
 // --- Tables
 
-Result<Page<std::string>> Catalog::ListTables(const Namespace& ns, const PageRequest& page) {
+Result<Page<std::string>> Catalog::ListNames(const Namespace& ns, EntityKind kind,
+                                             const PageRequest& page) {
   RETURN_IF_ERROR(ValidateNamespace(ns));
-  ASSIGN_OR_RETURN(std::vector<std::string> names,
-                   options_.metastore->ListNames(ns, EntityKind::kTable));
+  ASSIGN_OR_RETURN(std::vector<std::string> names, options_.metastore->ListNames(ns, kind));
   return Paginate(std::move(names), page, [](const std::string& s) { return s; });
+}
+
+Result<Page<std::string>> Catalog::ListTables(const Namespace& ns, const PageRequest& page) {
+  return ListNames(ns, EntityKind::kTable, page);
+}
+
+Result<Page<std::string>> Catalog::ListViews(const Namespace& ns, const PageRequest& page) {
+  return ListNames(ns, EntityKind::kView, page);
 }
 
 std::shared_ptr<const CachedMetadata> Catalog::Remember(const std::string& location,

@@ -194,6 +194,8 @@ class Catalog {
  private:
   struct Prepared;  // one table's change, ready to swap
 
+  Result<Page<std::string>> ListNames(const Namespace& ns, EntityKind kind,
+                                      const PageRequest& page);
   Result<std::shared_ptr<const CachedMetadata>> LoadMetadata(const std::string& location);
   std::shared_ptr<const CachedMetadata> Remember(const std::string& location,
                                                  engine::TableMetadata metadata);

@@ -7,20 +7,6 @@ namespace cairn::catalog {
 using engine::ViewBuilder;
 using engine::ViewMetadata;
 
-Result<Page<std::string>> Catalog::ListViews(const Namespace& ns, const PageRequest& page) {
-  RETURN_IF_ERROR(ValidateNamespace(ns));
-  ASSIGN_OR_RETURN(std::vector<std::string> names,
-                   options_.metastore->ListNames(ns, EntityKind::kView));
-  Page<std::string> out;
-  auto it = names.begin();
-  if (!page.token.empty()) it = std::upper_bound(names.begin(), names.end(), page.token);
-  size_t remaining = static_cast<size_t>(names.end() - it);
-  size_t n = page.size > 0 ? std::min(remaining, static_cast<size_t>(page.size)) : remaining;
-  out.items.assign(it, it + n);
-  if (n < remaining) out.next_token = out.items.back();
-  return out;
-}
-
 Result<std::shared_ptr<const ViewMetadata>> Catalog::ReadView(const std::string& location) {
   ASSIGN_OR_RETURN(std::string text, options_.file_io->Read(location));
   auto parsed = ViewMetadata::FromJsonText(text);

@@ -21,6 +21,17 @@ std::string JoinNamespace(const Namespace& ns) {
   return out;
 }
 
+Namespace SplitNamespace(const std::string& joined) {
+  Namespace out;
+  size_t start = 0;
+  for (;;) {
+    size_t dot = joined.find('.', start);
+    out.push_back(joined.substr(start, dot - start));
+    if (dot == std::string::npos) return out;
+    start = dot + 1;
+  }
+}
+
 std::string ToString(const TableIdentifier& id) {
   return id.ns.empty() ? id.name : JoinNamespace(id.ns) + "." + id.name;
 }

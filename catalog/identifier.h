@@ -28,6 +28,8 @@ enum class EntityKind { kTable, kView };
 
 // "a.b" for {"a", "b"}; the form Iceberg's JDBC catalog stores.
 std::string JoinNamespace(const Namespace& ns);
+// The inverse of JoinNamespace.
+Namespace SplitNamespace(const std::string& joined);
 // "a.b.t": for messages.
 std::string ToString(const TableIdentifier& id);
 

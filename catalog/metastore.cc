@@ -7,6 +7,14 @@ const char* KindName(EntityKind kind) { return kind == EntityKind::kTable ? "Tab
 
 }  // namespace
 
+const char* JdbcTypeName(EntityKind kind) {
+  return kind == EntityKind::kTable ? "TABLE" : "VIEW";
+}
+
+EntityKind KindFromJdbcType(const std::string& type) {
+  return type == "VIEW" ? EntityKind::kView : EntityKind::kTable;
+}
+
 Status NoSuchNamespaceError(const Namespace& ns) {
   return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
 }

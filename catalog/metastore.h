@@ -56,6 +56,11 @@ struct IdempotencyFinish {
   std::string response;
 };
 
+// The iceberg_type column of the JDBC layout: "TABLE" or "VIEW" (NULL, from old JDBC
+// catalogs, reads as "TABLE").
+const char* JdbcTypeName(EntityKind kind);
+EntityKind KindFromJdbcType(const std::string& type);
+
 // The errors every Metastore reports, worded as Iceberg's Java catalogs word them (clients and
 // Apache's compatibility kit check the words).
 Status NoSuchNamespaceError(const Namespace& ns);

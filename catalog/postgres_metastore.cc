@@ -12,24 +12,9 @@ namespace {
 constexpr const char* kExistsKey = "exists";
 constexpr long kMigrationLockKey = 0x6361697226;  // "cair&": the advisory lock of migrations
 
-const char* TypeName(EntityKind kind) { return kind == EntityKind::kTable ? "TABLE" : "VIEW"; }
-
-Namespace SplitNamespace(const std::string& joined) {
-  Namespace out;
-  size_t start = 0;
-  for (;;) {
-    size_t dot = joined.find('.', start);
-    out.push_back(joined.substr(start, dot - start));
-    if (dot == std::string::npos) return out;
-    start = dot + 1;
-  }
-}
-
 Status NoSuchNamespace(const Namespace& ns) { return NoSuchNamespaceError(ns); }
 
-EntityKind KindOf(const std::string& type) {
-  return type == "VIEW" ? EntityKind::kView : EntityKind::kTable;
-}
+
 
 bool NamespaceExists(pqxx::transaction_base& tx, const std::string& catalog,
                      const Namespace& ns) {
@@ -301,7 +286,7 @@ Result<Pointer> PostgresMetastore::Load(const TableIdentifier& id, EntityKind ki
         "SELECT metadata_location, cairn_version, coalesce(iceberg_type, 'TABLE') FROM "
         "iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3",
         options_.catalog_name, JoinNamespace(id.ns), id.name);
-    if (!r.empty() && r[0][2].as<std::string>() == TypeName(kind)) {
+    if (!r.empty() && r[0][2].as<std::string>() == JdbcTypeName(kind)) {
       ptr = Pointer{r[0][0].as<std::string>(), r[0][1].as<int64_t>()};
     }
     return Status::OK();
@@ -318,7 +303,7 @@ Result<std::vector<std::string>> PostgresMetastore::ListNames(const Namespace& n
     pqxx::result r = tx.exec_params(
         "SELECT table_name FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 "
         "AND coalesce(iceberg_type, 'TABLE') = $3 ORDER BY table_name COLLATE \"C\"",
-        options_.catalog_name, JoinNamespace(ns), std::string(TypeName(kind)));
+        options_.catalog_name, JoinNamespace(ns), std::string(JdbcTypeName(kind)));
     for (const auto& row : r) names.push_back(row[0].as<std::string>());
     return Status::OK();
   }));
@@ -403,9 +388,9 @@ Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps,
             "metadata_location, previous_metadata_location, iceberg_type, cairn_version) "
             "VALUES ($1, $2, $3, $4, NULL, $5, 0) ON CONFLICT DO NOTHING",
             options_.catalog_name, ns, s.id.name, s.new_location,
-            std::string(TypeName(s.kind)));
+            std::string(JdbcTypeName(s.kind)));
         if (r.affected_rows() != 1) {
-          return EntryExists(s.id, s.kind, KindOf(EntryType(tx, options_.catalog_name, s.id)));
+          return EntryExists(s.id, s.kind, KindFromJdbcType(EntryType(tx, options_.catalog_name, s.id)));
         }
         continue;
       }
@@ -416,7 +401,7 @@ Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps,
           "AND table_name = $3 AND metadata_location = $5 AND cairn_version = $6 "
           "AND coalesce(iceberg_type, 'TABLE') = $7",
           options_.catalog_name, ns, s.id.name, s.new_location, s.expected->metadata_location,
-          s.expected->version, std::string(TypeName(s.kind)));
+          s.expected->version, std::string(JdbcTypeName(s.kind)));
       if (r.affected_rows() != 1) {
         return Status::CommitFailed("Commit failed: " + ToString(s.id) +
                                     " changed concurrently");
@@ -433,7 +418,7 @@ Status PostgresMetastore::Drop(const TableIdentifier& id, EntityKind kind) {
     pqxx::result r = tx.exec_params(
         "DELETE FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 AND "
         "table_name = $3 AND coalesce(iceberg_type, 'TABLE') = $4",
-        options_.catalog_name, JoinNamespace(id.ns), id.name, std::string(TypeName(kind)));
+        options_.catalog_name, JoinNamespace(id.ns), id.name, std::string(JdbcTypeName(kind)));
     if (r.affected_rows() != 1) return NoSuchEntry(id, kind);
     return Status::OK();
   });
@@ -442,12 +427,12 @@ Status PostgresMetastore::Drop(const TableIdentifier& id, EntityKind kind) {
 Status PostgresMetastore::Rename(const TableIdentifier& from, const TableIdentifier& to,
                                  EntityKind kind) {
   return Transact([&](pqxx::work& tx) -> Status {
-    if (EntryType(tx, options_.catalog_name, from) != TypeName(kind)) {
+    if (EntryType(tx, options_.catalog_name, from) != JdbcTypeName(kind)) {
       return NoSuchEntry(from, kind);
     }
     if (!NamespaceExists(tx, options_.catalog_name, to.ns)) return NoSuchNamespace(to.ns);
     std::string taken = EntryType(tx, options_.catalog_name, to);
-    if (!taken.empty()) return RenameTargetExists(from, to, KindOf(taken));
+    if (!taken.empty()) return RenameTargetExists(from, to, KindFromJdbcType(taken));
     try {
       pqxx::subtransaction sub(tx);
       pqxx::result r = sub.exec_params(

@@ -9,24 +9,9 @@ namespace {
 
 constexpr const char* kExistsKey = "exists";
 
-const char* TypeName(EntityKind kind) { return kind == EntityKind::kTable ? "TABLE" : "VIEW"; }
-
-Namespace SplitNamespace(const std::string& joined) {
-  Namespace out;
-  size_t start = 0;
-  for (;;) {
-    size_t dot = joined.find('.', start);
-    out.push_back(joined.substr(start, dot - start));
-    if (dot == std::string::npos) return out;
-    start = dot + 1;
-  }
-}
-
 Status NoSuchNamespace(const Namespace& ns) { return NoSuchNamespaceError(ns); }
 
-EntityKind KindOf(const std::string& type) {
-  return type == "VIEW" ? EntityKind::kView : EntityKind::kTable;
-}
+
 
 // SQL. Every statement is a literal: its address keys the per-connection statement cache.
 constexpr const char* kNamespaceExists =
@@ -306,7 +291,7 @@ Result<Pointer> SqliteMetastore::Load(const TableIdentifier& id, EntityKind kind
   ASSIGN_OR_RETURN(auto q, conn->Prepare(kSelectEntry));
   q->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(id.ns)).Bind(3, id.name);
   ASSIGN_OR_RETURN(bool row, q->Step());
-  if (!row || q->Text(2) != TypeName(kind)) return NoSuchEntry(id, kind);
+  if (!row || q->Text(2) != JdbcTypeName(kind)) return NoSuchEntry(id, kind);
   return Pointer{q->Text(0), q->Int(1)};
 }
 
@@ -316,7 +301,7 @@ Result<std::vector<std::string>> SqliteMetastore::ListNames(const Namespace& ns,
   ASSIGN_OR_RETURN(bool exists, NamespaceExists(*conn, ns));
   if (!exists) return NoSuchNamespace(ns);
   ASSIGN_OR_RETURN(auto q, conn->Prepare(kSelectNames));
-  q->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(ns)).Bind(3, TypeName(kind));
+  q->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(ns)).Bind(3, JdbcTypeName(kind));
   std::vector<std::string> names;
   for (;;) {
     ASSIGN_OR_RETURN(bool row, q->Step());
@@ -384,17 +369,17 @@ Status SqliteMetastore::Commit(const std::vector<PointerSwap>& swaps,
         ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectEntry));
         q->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name);
         ASSIGN_OR_RETURN(bool taken, q->Step());
-        if (taken) return EntryExists(s.id, s.kind, KindOf(q->Text(2)));
+        if (taken) return EntryExists(s.id, s.kind, KindFromJdbcType(q->Text(2)));
         q.reset();
         ASSIGN_OR_RETURN(auto ins, c.Prepare(kInsertEntry));
         RETURN_IF_ERROR(ins->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name)
-                            .Bind(4, s.new_location).Bind(5, TypeName(s.kind)).Run());
+                            .Bind(4, s.new_location).Bind(5, JdbcTypeName(s.kind)).Run());
         continue;
       }
       ASSIGN_OR_RETURN(auto upd, c.Prepare(kSwapPointer));
       RETURN_IF_ERROR(upd->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name)
                           .Bind(4, s.new_location).Bind(5, s.expected->metadata_location)
-                          .Bind(6, s.expected->version).Bind(7, TypeName(s.kind)).Run());
+                          .Bind(6, s.expected->version).Bind(7, JdbcTypeName(s.kind)).Run());
       if (c.Changes() != 1) {
         return Status::CommitFailed("Commit failed: " + ToString(s.id) +
                                     " changed concurrently");
@@ -409,7 +394,7 @@ Status SqliteMetastore::Drop(const TableIdentifier& id, EntityKind kind) {
   return WriteTransaction([&](SqliteConnection& c) -> Status {
     ASSIGN_OR_RETURN(auto del, c.Prepare(kDeleteEntry));
     RETURN_IF_ERROR(del->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(id.ns))
-                        .Bind(3, id.name).Bind(4, TypeName(kind)).Run());
+                        .Bind(3, id.name).Bind(4, JdbcTypeName(kind)).Run());
     if (c.Changes() != 1) return NoSuchEntry(id, kind);
     return Status::OK();
   });
@@ -422,7 +407,7 @@ Status SqliteMetastore::Rename(const TableIdentifier& from, const TableIdentifie
       ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectEntry));
       q->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(from.ns)).Bind(3, from.name);
       ASSIGN_OR_RETURN(bool row, q->Step());
-      if (!row || q->Text(2) != TypeName(kind)) return NoSuchEntry(from, kind);
+      if (!row || q->Text(2) != JdbcTypeName(kind)) return NoSuchEntry(from, kind);
     }
     ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(c, to.ns));
     if (!ns_exists) return NoSuchNamespace(to.ns);
@@ -430,7 +415,7 @@ Status SqliteMetastore::Rename(const TableIdentifier& from, const TableIdentifie
       ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectEntry));
       q->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(to.ns)).Bind(3, to.name);
       ASSIGN_OR_RETURN(bool taken, q->Step());
-      if (taken) return RenameTargetExists(from, to, KindOf(q->Text(2)));
+      if (taken) return RenameTargetExists(from, to, KindFromJdbcType(q->Text(2)));
     }
     ASSIGN_OR_RETURN(auto upd, c.Prepare(kRenameEntry));
     return upd->Bind(1, options_.catalog_name).Bind(2, JoinNamespace(from.ns)).Bind(3, from.name)

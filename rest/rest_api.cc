@@ -99,4 +99,25 @@ void AddNextPageToken(const std::optional<std::string>& token, Json* body) {
   if (token) (*body)["next-page-token"] = *token;
 }
 
+HttpResponse IdentifiersResponse(const catalog::Namespace& ns,
+                                 const catalog::Page<std::string>& page) {
+  Json ids = Json::array();
+  for (const std::string& name : page.items) {
+    ids.push_back({{"namespace", NamespaceToJson(ns)}, {"name", name}});
+  }
+  Json body = {{"identifiers", std::move(ids)}};
+  AddNextPageToken(page.next_token, &body);
+  return JsonResponse(200, body);
+}
+
+Result<RenameRequest> ParseRename(const HttpRequest& request) {
+  ASSIGN_OR_RETURN(Json body, ParseBody(request));
+  ASSIGN_OR_RETURN(const Json* source, engine::GetField(body, "source"));
+  ASSIGN_OR_RETURN(const Json* destination, engine::GetField(body, "destination"));
+  RenameRequest r;
+  ASSIGN_OR_RETURN(r.from, IdentifierFromJson(*source, "source"));
+  ASSIGN_OR_RETURN(r.to, IdentifierFromJson(*destination, "destination"));
+  return r;
+}
+
 }  // namespace cairn::rest

@@ -51,5 +51,13 @@ engine::Result<catalog::TableIdentifier> IdentifierFromJson(const engine::Json& 
 engine::Result<catalog::PageRequest> PageParams(const HttpRequest& request);
 // Adds "next-page-token" when there is a next page.
 void AddNextPageToken(const std::optional<std::string>& token, engine::Json* body);
+// ListTablesResponse (also the view listing): the names of `page` as identifiers in `ns`.
+HttpResponse IdentifiersResponse(const catalog::Namespace& ns,
+                                 const catalog::Page<std::string>& page);
+// A RenameTableRequest body: {"source": identifier, "destination": identifier}.
+struct RenameRequest {
+  catalog::TableIdentifier from, to;
+};
+engine::Result<RenameRequest> ParseRename(const HttpRequest& request);
 
 }  // namespace cairn::rest

@@ -50,7 +50,9 @@ bool ETagMatches(const std::string& if_none_match, const std::string& etag) {
 }
 
 // LoadTableResult / CommitTableResponse, built around the cached metadata text.
-HttpResponse TableResponse(const LoadedTable& t, bool refs_only, bool with_config) {
+// `config` (the catalog's client config) is sent as "config" unless null.
+HttpResponse TableResponse(const LoadedTable& t, bool refs_only,
+                           const engine::Properties* config) {
   HttpResponse res;
   std::string refs_json;
   if (refs_only) refs_json = t.metadata->metadata->ToJsonRefsOnly().dump();
@@ -63,7 +65,7 @@ HttpResponse TableResponse(const LoadedTable& t, bool refs_only, bool with_confi
   }
   body += "\"metadata\":";
   body += metadata;
-  if (with_config) body += ",\"config\":{}";
+  if (config != nullptr) body += ",\"config\":" + Json(*config).dump();
   body += "}";
   res.body = std::move(body);
   if (!t.metadata_location.empty()) res.headers["ETag"] = ETag(t.metadata_location, refs_only);
@@ -117,14 +119,7 @@ HttpResponse ListTables(catalog::Catalog* c, const HttpRequest& request,
   if (!page.ok()) return StatusResponse(page.status());
   catalog::Namespace ns = NamespaceParam(params);
   auto listed = c->ListTables(ns, *page);
-  if (!listed.ok()) return StatusResponse(listed.status());
-  Json ids = Json::array();
-  for (const std::string& name : listed->items) {
-    ids.push_back({{"namespace", NamespaceToJson(ns)}, {"name", name}});
-  }
-  Json body = {{"identifiers", std::move(ids)}};
-  AddNextPageToken(listed->next_token, &body);
-  return JsonResponse(200, body);
+  return listed.ok() ? IdentifiersResponse(ns, *listed) : StatusResponse(listed.status());
 }
 
 HttpResponse CreateTable(catalog::Catalog* c, const HttpRequest& request,
@@ -135,7 +130,7 @@ HttpResponse CreateTable(catalog::Catalog* c, const HttpRequest& request,
   if (!parsed.ok()) return StatusResponse(parsed.status());
   auto table = c->CreateTable(NamespaceParam(params), *parsed, IdempotencyKey(request));
   if (!table.ok()) return StatusResponse(table.status());
-  return TableResponse(*table, false, true);
+  return TableResponse(*table, false, &c->ClientConfig());
 }
 
 HttpResponse LoadTable(catalog::Catalog* c, const HttpRequest& request,
@@ -158,7 +153,7 @@ HttpResponse LoadTable(catalog::Catalog* c, const HttpRequest& request,
   }
   auto table = c->LoadTableAt(*location);
   if (!table.ok()) return StatusResponse(table.status());
-  return TableResponse(*table, refs_only, true);
+  return TableResponse(*table, refs_only, &c->ClientConfig());
 }
 
 HttpResponse TableExists(catalog::Catalog* c, const PathParams& params) {
@@ -174,7 +169,7 @@ HttpResponse CommitTable(catalog::Catalog* c, const HttpRequest& request,
   if (!change.ok()) return StatusResponse(change.status());
   auto table = c->CommitTable(*change, IdempotencyKey(request));
   if (!table.ok()) return StatusResponse(table.status());
-  return TableResponse(*table, false, false);
+  return TableResponse(*table, false, nullptr);
 }
 
 HttpResponse DropTable(catalog::Catalog* c, const HttpRequest& request,
@@ -196,21 +191,13 @@ HttpResponse RegisterTable(catalog::Catalog* c, const HttpRequest& request,
   auto table = c->RegisterTable(TableIdentifier{NamespaceParam(params), *name}, *location,
                                 overwrite->value_or(false), IdempotencyKey(request));
   if (!table.ok()) return StatusResponse(table.status());
-  return TableResponse(*table, false, true);
+  return TableResponse(*table, false, &c->ClientConfig());
 }
 
 HttpResponse RenameTable(catalog::Catalog* c, const HttpRequest& request) {
-  auto body = ParseBody(request);
-  if (!body.ok()) return StatusResponse(body.status());
-  auto source = engine::GetField(*body, "source");
-  if (!source.ok()) return StatusResponse(source.status());
-  auto from = IdentifierFromJson(**source, "source");
-  if (!from.ok()) return StatusResponse(from.status());
-  auto destination = engine::GetField(*body, "destination");
-  if (!destination.ok()) return StatusResponse(destination.status());
-  auto to = IdentifierFromJson(**destination, "destination");
-  if (!to.ok()) return StatusResponse(to.status());
-  Status st = c->RenameTable(*from, *to);
+  auto rename = ParseRename(request);
+  if (!rename.ok()) return StatusResponse(rename.status());
+  Status st = c->RenameTable(rename->from, rename->to);
   return st.ok() ? NoContent() : StatusResponse(st);
 }
 
@@ -256,7 +243,8 @@ void RestApi::AddTableRoutes() {
   auto as_loaded = [c](bool with_config) -> ReplayRenderer {
     return [c, with_config](const std::string& location) {
       auto table = c->LoadTableAt(location);
-      return table.ok() ? TableResponse(*table, false, with_config) : StatusResponse(table.status());
+      if (!table.ok()) return StatusResponse(table.status());
+      return TableResponse(*table, false, with_config ? &c->ClientConfig() : nullptr);
     };
   };
   router_.Add("POST", tables, Idempotent(c, [c](const HttpRequest& r, const PathParams& p) {

@@ -60,14 +60,7 @@ HttpResponse ListViews(catalog::Catalog* c, const HttpRequest& request,
   if (!page.ok()) return StatusResponse(page.status());
   catalog::Namespace ns = NamespaceParam(params);
   auto listed = c->ListViews(ns, *page);
-  if (!listed.ok()) return StatusResponse(listed.status());
-  Json ids = Json::array();
-  for (const std::string& name : listed->items) {
-    ids.push_back({{"namespace", NamespaceToJson(ns)}, {"name", name}});
-  }
-  Json body = {{"identifiers", std::move(ids)}};
-  AddNextPageToken(listed->next_token, &body);
-  return JsonResponse(200, body);
+  return listed.ok() ? IdentifiersResponse(ns, *listed) : StatusResponse(listed.status());
 }
 
 HttpResponse CreateView(catalog::Catalog* c, const HttpRequest& request,
@@ -106,17 +99,9 @@ HttpResponse DropView(catalog::Catalog* c, const PathParams& params) {
 }
 
 HttpResponse RenameView(catalog::Catalog* c, const HttpRequest& request) {
-  auto body = ParseBody(request);
-  if (!body.ok()) return StatusResponse(body.status());
-  auto source = engine::GetField(*body, "source");
-  if (!source.ok()) return StatusResponse(source.status());
-  auto from = IdentifierFromJson(**source, "source");
-  if (!from.ok()) return StatusResponse(from.status());
-  auto destination = engine::GetField(*body, "destination");
-  if (!destination.ok()) return StatusResponse(destination.status());
-  auto to = IdentifierFromJson(**destination, "destination");
-  if (!to.ok()) return StatusResponse(to.status());
-  Status st = c->RenameView(*from, *to);
+  auto rename = ParseRename(request);
+  if (!rename.ok()) return StatusResponse(rename.status());
+  Status st = c->RenameView(rename->from, rename->to);
   return st.ok() ? NoContent() : StatusResponse(st);
 }
 
