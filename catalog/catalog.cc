@@ -190,7 +190,7 @@ Result<std::string> Catalog::NewMetadataLocation(const std::string& location,
 }
 
 Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableRequest& request,
-                                         const std::string& idempotency_key) {
+                                         const IdempotencyToken& idempotency) {
   RETURN_IF_ERROR(ValidateNamespace(ns));
   RETURN_IF_ERROR(ValidateName(request.name, "table"));
   TableIdentifier id{ns, request.name};
@@ -224,19 +224,19 @@ Result<LoadedTable> Catalog::CreateTable(const Namespace& ns, const CreateTableR
   entry->json = metadata.ToJsonText();
   entry->metadata = std::make_shared<const engine::TableMetadata>(std::move(metadata));
   RETURN_IF_ERROR(WriteAndSwap(id, EntityKind::kTable, std::nullopt, location, entry->json,
-                               idempotency_key));
+                               idempotency));
   cache_.Put(location, entry);
   return LoadedTable{location, entry};
 }
 
 Status Catalog::WriteAndSwap(const TableIdentifier& id, EntityKind kind,
                              const std::optional<Pointer>& expected, const std::string& location,
-                             const std::string& json, const std::string& idempotency_key) {
+                             const std::string& json, const IdempotencyToken& idempotency) {
   RETURN_IF_ERROR(options_.file_io->WriteNew(location, json).WithPrefix(
       "failed to write metadata file"));
-  IdempotencyFinish finish{idempotency_key, 200, ReplayMarker(location)};
+  IdempotencyFinish finish{idempotency.key, idempotency.owner, 200, ReplayMarker(location)};
   Status st = options_.metastore->Commit({PointerSwap{id, kind, expected, location}},
-                                         idempotency_key.empty() ? nullptr : &finish);
+                                         idempotency.key.empty() ? nullptr : &finish);
   if (st.code() == Status::Code::kCommitStateUnknown) {
     auto ptr = options_.metastore->Load(id, kind);
     if (ptr.ok() && ptr->metadata_location == location) return Status::OK();
@@ -313,7 +313,7 @@ Status Catalog::RenameTable(const TableIdentifier& from, const TableIdentifier& 
 }
 
 Result<LoadedTable> Catalog::RegisterTable(const TableIdentifier& id, const std::string& location,
-                                           bool overwrite, const std::string& idempotency_key) {
+                                           bool overwrite, const IdempotencyToken& idempotency) {
   RETURN_IF_ERROR(ValidateNamespace(id.ns));
   RETURN_IF_ERROR(ValidateName(id.name, "table"));
   RETURN_IF_ERROR(CheckLocation(location));
@@ -328,10 +328,10 @@ Result<LoadedTable> Catalog::RegisterTable(const TableIdentifier& id, const std:
     auto current = options_.metastore->Load(id, EntityKind::kTable);
     if (current.ok()) expected = *current;
   }
-  IdempotencyFinish finish{idempotency_key, 200, ReplayMarker(location)};
+  IdempotencyFinish finish{idempotency.key, idempotency.owner, 200, ReplayMarker(location)};
   RETURN_IF_ERROR(options_.metastore->Commit({PointerSwap{id, EntityKind::kTable, expected,
                                                           location}},
-                                             idempotency_key.empty() ? nullptr : &finish));
+                                             idempotency.key.empty() ? nullptr : &finish));
   return LoadedTable{location, *metadata};
 }
 
@@ -353,21 +353,26 @@ std::optional<std::string> ParseReplayMarker(const std::string& response) {
   return *location;
 }
 
-Result<std::optional<IdempotencyRecord>> Catalog::ClaimIdempotencyKey(
-    const std::string& key, const std::string& request) {
+Result<IdempotencyClaim> Catalog::ClaimIdempotencyKey(const std::string& key,
+                                                      const std::string& request) {
   int64_t now = options_.clock->NowMillis();
-  return options_.metastore->ClaimIdempotencyKey(key, request, now,
-                                                  now + options_.idempotency_lifetime_ms,
-                                                  now - options_.idempotency_stale_ms);
+  IdempotencyClaim claim;
+  claim.token = IdempotencyToken{key, options_.ids->NewUuid()};
+  ASSIGN_OR_RETURN(claim.existing, options_.metastore->ClaimIdempotencyKey(
+                                       key, request, claim.token.owner, now,
+                                       now + options_.idempotency_lifetime_ms,
+                                       now - options_.idempotency_stale_ms));
+  return claim;
 }
 
-Status Catalog::FinishIdempotencyKey(const std::string& key, int status,
+Status Catalog::FinishIdempotencyKey(const IdempotencyToken& token, int status,
                                      const std::string& response) {
-  return options_.metastore->FinishIdempotencyKey(IdempotencyFinish{key, status, response});
+  return options_.metastore->FinishIdempotencyKey(
+      IdempotencyFinish{token.key, token.owner, status, response});
 }
 
-Status Catalog::ReleaseIdempotencyKey(const std::string& key) {
-  return options_.metastore->ReleaseIdempotencyKey(key);
+Status Catalog::ReleaseIdempotencyKey(const IdempotencyToken& token) {
+  return options_.metastore->ReleaseIdempotencyKey(token.key, token.owner);
 }
 
 }  // namespace cairn::catalog

@@ -41,8 +41,9 @@ struct CatalogOptions {
   std::vector<std::string> allowed_locations;
   int max_commit_attempts = 10;             // CAS attempts per commit before a 409
   int64_t idempotency_lifetime_ms = 30 * 60 * 1000;  // how long a key is honoured
-  // A key still pending this long after its request started belongs to a request that died.
-  int64_t idempotency_stale_ms = 120 * 1000;
+  // A key still pending this long after its request started is taken over by a retry. Safe at
+  // any value: a taken-over request cannot commit (see Metastore::Commit).
+  int64_t idempotency_stale_ms = 10 * 1000;
   size_t cache_bytes = 256u << 20;          // metadata cache budget
   // What clients need to reach the warehouse's store themselves (s3.endpoint, s3.region,
   // s3.path-style-access, ...): sent in GET /v1/config "defaults" and in every
@@ -108,6 +109,19 @@ std::string ReplayMarker(const std::string& metadata_location);
 // The metadata location in a ReplayMarker, or nullopt for any other recorded response.
 std::optional<std::string> ParseReplayMarker(const std::string& response);
 
+// The Idempotency-Key a request holds, and the token it claimed it with (see Metastore).
+// An empty key: the request has none.
+struct IdempotencyToken {
+  std::string key;
+  std::string owner;
+};
+
+// The outcome of claiming a key: `existing` is empty when `token` now holds it.
+struct IdempotencyClaim {
+  std::optional<IdempotencyRecord> existing;
+  IdempotencyToken token;
+};
+
 struct NamespacePropertiesChange {
   std::vector<std::string> updated, removed, missing;
 };
@@ -137,41 +151,42 @@ class Catalog {
   // AlreadyExists, NoSuchNamespace, InvalidArgument (bad schema/spec/location). A staged
   // create writes nothing and returns the would-be metadata.
   Result<LoadedTable> CreateTable(const Namespace& ns, const CreateTableRequest& request,
-                                  const std::string& idempotency_key = "");
+                                  const IdempotencyToken& idempotency = {});
   // One table's commit. CommitFailed (409) when a requirement fails; NoSuchTable;
   // InvalidArgument for updates that cannot apply; CommitStateUnknown after any doubt.
   Result<LoadedTable> CommitTable(const TableChange& change,
-                                  const std::string& idempotency_key = "");
+                                  const IdempotencyToken& idempotency = {});
   // All changes in one metastore transaction, or none.
   Status CommitTransaction(const std::vector<TableChange>& changes,
-                           const std::string& idempotency_key = "");
+                           const IdempotencyToken& idempotency = {});
   // Removes the table; with `purge` also deletes the files its metadata references (under
   // allowed locations only).
   Status DropTable(const TableIdentifier& id, bool purge);
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to);
   // Adopts an existing metadata file. AlreadyExists unless `overwrite`.
   Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& location,
-                                    bool overwrite, const std::string& idempotency_key = "");
+                                    bool overwrite, const IdempotencyToken& idempotency = {});
 
   // --- Views: the same rules as tables, with NoSuchView; a view and a table never share a
   // name (AlreadyExists).
   Result<Page<std::string>> ListViews(const Namespace& ns, const PageRequest& page);
   Result<LoadedView> LoadView(const TableIdentifier& id);
   Result<LoadedView> CreateView(const Namespace& ns, const CreateViewRequest& request,
-                                const std::string& idempotency_key = "");
+                                const IdempotencyToken& idempotency = {});
   Result<LoadedView> CommitView(const ViewChange& change,
-                                const std::string& idempotency_key = "");
+                                const IdempotencyToken& idempotency = {});
   Status DropView(const TableIdentifier& id);
   Status RenameView(const TableIdentifier& from, const TableIdentifier& to);
   Result<LoadedView> RegisterView(const TableIdentifier& id, const std::string& location,
-                                  const std::string& idempotency_key = "");
+                                  const IdempotencyToken& idempotency = {});
 
   // --- Idempotency keys (see Metastore): claim before running a mutation, finish with its
   // final response (no-op when the commit already recorded it), release after a 5xx.
-  Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(const std::string& key,
-                                                               const std::string& request);
-  Status FinishIdempotencyKey(const std::string& key, int status, const std::string& response);
-  Status ReleaseIdempotencyKey(const std::string& key);
+  Result<IdempotencyClaim> ClaimIdempotencyKey(const std::string& key,
+                                               const std::string& request);
+  Status FinishIdempotencyKey(const IdempotencyToken& token, int status,
+                              const std::string& response);
+  Status ReleaseIdempotencyKey(const IdempotencyToken& token);
   int64_t idempotency_lifetime_ms() const { return options_.idempotency_lifetime_ms; }
 
   // The table or view document at a metadata location (for replays).
@@ -208,14 +223,14 @@ class Catalog {
   // A `transaction` replays under its Idempotency-Key as 204, a single-table commit as its
   // new metadata.
   Status CommitChanges(const std::vector<TableChange>& changes, bool transaction,
-                       const std::string& idempotency_key, std::vector<Prepared>* out);
+                       const IdempotencyToken& idempotency, std::vector<Prepared>* out);
   Result<std::shared_ptr<const engine::ViewMetadata>> ReadView(const std::string& location);
   // Writes `metadata` as the new file of entry `id` and swaps the pointer from `expected`
   // (nullopt: create). Deletes the file after a definite failure; on an unknown outcome keeps
   // it unless the metastore shows the swap did not land.
   Status WriteAndSwap(const TableIdentifier& id, EntityKind kind,
                       const std::optional<Pointer>& expected, const std::string& location,
-                      const std::string& json, const std::string& idempotency_key);
+                      const std::string& json, const IdempotencyToken& idempotency);
   Status CheckLocation(const std::string& location) const;
   Result<std::string> DefaultLocation(const TableIdentifier& id);
   // A fresh metadata file name for a table or view at `location` with `properties`

@@ -122,7 +122,7 @@ void Catalog::Backoff(int attempt) {
 }
 
 Status Catalog::CommitChanges(const std::vector<TableChange>& changes, bool transaction,
-                              const std::string& idempotency_key, std::vector<Prepared>* out) {
+                              const IdempotencyToken& idempotency, std::vector<Prepared>* out) {
   for (const TableChange& c : changes) {
     RETURN_IF_ERROR(ValidateNamespace(c.id.ns));
     RETURN_IF_ERROR(ValidateName(c.id.name, "table"));
@@ -142,9 +142,9 @@ Status Catalog::CommitChanges(const std::vector<TableChange>& changes, bool tran
       return Status::OK();
     }
     RETURN_IF_ERROR(WritePrepared(&prepared));
-    IdempotencyFinish finish{idempotency_key, transaction ? 204 : 200,
+    IdempotencyFinish finish{idempotency.key, idempotency.owner, transaction ? 204 : 200,
                              transaction ? "" : ReplayMarker(prepared[0].new_location)};
-    Status st = options_.metastore->Commit(swaps, idempotency_key.empty() ? nullptr : &finish);
+    Status st = options_.metastore->Commit(swaps, idempotency.key.empty() ? nullptr : &finish);
     if (IsCode(st, Status::Code::kCommitStateUnknown)) st = Reconcile(prepared);
     if (st.ok()) {
       for (const Prepared& p : prepared) {
@@ -176,15 +176,15 @@ Status Catalog::CommitChanges(const std::vector<TableChange>& changes, bool tran
 }
 
 Result<LoadedTable> Catalog::CommitTable(const TableChange& change,
-                                         const std::string& idempotency_key) {
+                                         const IdempotencyToken& idempotency) {
   std::vector<Prepared> done;
-  RETURN_IF_ERROR(CommitChanges({change}, /*transaction=*/false, idempotency_key, &done));
+  RETURN_IF_ERROR(CommitChanges({change}, /*transaction=*/false, idempotency, &done));
   const Prepared& p = done.front();
   return LoadedTable{p.noop ? p.base->metadata_location : p.new_location, p.result};
 }
 
 Status Catalog::CommitTransaction(const std::vector<TableChange>& changes,
-                                  const std::string& idempotency_key) {
+                                  const IdempotencyToken& idempotency) {
   if (changes.empty()) return Status::InvalidArgument("a transaction needs at least one change");
   for (size_t i = 0; i < changes.size(); ++i) {
     for (size_t j = i + 1; j < changes.size(); ++j) {
@@ -195,7 +195,7 @@ Status Catalog::CommitTransaction(const std::vector<TableChange>& changes,
     }
   }
   std::vector<Prepared> done;
-  return CommitChanges(changes, /*transaction=*/true, idempotency_key, &done);
+  return CommitChanges(changes, /*transaction=*/true, idempotency, &done);
 }
 
 }  // namespace cairn::catalog

@@ -25,7 +25,7 @@ Result<LoadedView> Catalog::LoadView(const TableIdentifier& id) {
 }
 
 Result<LoadedView> Catalog::CreateView(const Namespace& ns, const CreateViewRequest& request,
-                                       const std::string& idempotency_key) {
+                                       const IdempotencyToken& idempotency) {
   RETURN_IF_ERROR(ValidateNamespace(ns));
   RETURN_IF_ERROR(ValidateName(request.name, "view"));
   TableIdentifier id{ns, request.name};
@@ -55,12 +55,12 @@ Result<LoadedView> Catalog::CreateView(const Namespace& ns, const CreateViewRequ
   ASSIGN_OR_RETURN(std::string location, NewMetadataLocation(m.location, m.properties, ""));
   RETURN_IF_ERROR(
       WriteAndSwap(id, EntityKind::kView, std::nullopt, location, m.ToJson().dump(),
-                   idempotency_key));
+                   idempotency));
   return LoadedView{location, std::make_shared<const ViewMetadata>(std::move(m))};
 }
 
 Result<LoadedView> Catalog::CommitView(const ViewChange& change,
-                                       const std::string& idempotency_key) {
+                                       const IdempotencyToken& idempotency) {
   RETURN_IF_ERROR(ValidateNamespace(change.id.ns));
   for (int attempt = 1;; ++attempt) {
     ASSIGN_OR_RETURN(Pointer ptr, options_.metastore->Load(change.id, EntityKind::kView));
@@ -74,7 +74,7 @@ Result<LoadedView> Catalog::CommitView(const ViewChange& change,
     ASSIGN_OR_RETURN(std::string location,
                      NewMetadataLocation(next.location, next.properties, ptr.metadata_location));
     Status st = WriteAndSwap(change.id, EntityKind::kView, ptr, location, next.ToJson().dump(),
-                             idempotency_key);
+                             idempotency);
     if (st.ok()) return LoadedView{location, std::make_shared<const ViewMetadata>(std::move(next))};
     if (st.code() != Status::Code::kCommitFailed || attempt >= options_.max_commit_attempts) {
       return st;
@@ -96,7 +96,7 @@ Status Catalog::RenameView(const TableIdentifier& from, const TableIdentifier& t
 }
 
 Result<LoadedView> Catalog::RegisterView(const TableIdentifier& id, const std::string& location,
-                                         const std::string& idempotency_key) {
+                                         const IdempotencyToken& idempotency) {
   RETURN_IF_ERROR(ValidateNamespace(id.ns));
   RETURN_IF_ERROR(ValidateName(id.name, "view"));
   RETURN_IF_ERROR(CheckLocation(location));
@@ -105,10 +105,10 @@ Result<LoadedView> Catalog::RegisterView(const TableIdentifier& id, const std::s
     return Status::InvalidArgument("cannot register view " + location + ": " +
                                    metadata.status().message());
   }
-  IdempotencyFinish finish{idempotency_key, 200, ReplayMarker(location)};
+  IdempotencyFinish finish{idempotency.key, idempotency.owner, 200, ReplayMarker(location)};
   RETURN_IF_ERROR(
       options_.metastore->Commit({PointerSwap{id, EntityKind::kView, std::nullopt, location}},
-                                 idempotency_key.empty() ? nullptr : &finish));
+                                 idempotency.key.empty() ? nullptr : &finish));
   return LoadedView{location, *metadata};
 }
 

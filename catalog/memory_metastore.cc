@@ -115,35 +115,39 @@ Status MemoryMetastore::Commit(const std::vector<PointerSwap>& swaps,
   // Swaps apply one after another to a staged copy, as in one SQL transaction.
   std::map<TableIdentifier, Entry> staged = entries_;
   for (const PointerSwap& swap : swaps) RETURN_IF_ERROR(ApplySwap(swap, &staged));
+  if (finish != nullptr && !FinishLocked(*finish)) return KeyLost(finish->key);
   entries_ = std::move(staged);
-  if (finish != nullptr) FinishLocked(*finish);
   return Status::OK();
 }
 
 Result<std::optional<IdempotencyRecord>> MemoryMetastore::ClaimIdempotencyKey(
-    const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-    int64_t stale_before_ms) {
+    const std::string& key, const std::string& request, const std::string& owner,
+    int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) {
   std::lock_guard lock(mu_);
   std::erase_if(keys_, [&](const auto& kv) { return kv.second.expires_at_ms < now_ms; });
   auto it = keys_.find(key);
   if (it == keys_.end()) {
-    keys_[key] = Key{IdempotencyRecord{request, false, 0, "", now_ms}, expires_at_ms};
+    keys_[key] = Key{IdempotencyRecord{request, false, 0, "", now_ms}, owner, expires_at_ms};
     return std::optional<IdempotencyRecord>();
   }
   IdempotencyRecord& r = it->second.record;
   if (!r.done && r.request == request && r.created_at_ms < stale_before_ms) {
-    r.created_at_ms = now_ms;  // its request died: take it over
+    r.created_at_ms = now_ms;  // its request looks dead: take it over
+    it->second.owner = owner;
     return std::optional<IdempotencyRecord>();
   }
   return std::optional<IdempotencyRecord>(r);
 }
 
-void MemoryMetastore::FinishLocked(const IdempotencyFinish& finish) {
+bool MemoryMetastore::FinishLocked(const IdempotencyFinish& finish) {
   auto it = keys_.find(finish.key);
-  if (it == keys_.end() || it->second.record.done) return;
+  if (it == keys_.end() || it->second.record.done || it->second.owner != finish.owner) {
+    return false;
+  }
   it->second.record.done = true;
   it->second.record.status = finish.status;
   it->second.record.response = finish.response;
+  return true;
 }
 
 Status MemoryMetastore::FinishIdempotencyKey(const IdempotencyFinish& finish) {
@@ -152,10 +156,10 @@ Status MemoryMetastore::FinishIdempotencyKey(const IdempotencyFinish& finish) {
   return Status::OK();
 }
 
-Status MemoryMetastore::ReleaseIdempotencyKey(const std::string& key) {
+Status MemoryMetastore::ReleaseIdempotencyKey(const std::string& key, const std::string& owner) {
   std::lock_guard lock(mu_);
   auto it = keys_.find(key);
-  if (it != keys_.end() && !it->second.record.done) keys_.erase(it);
+  if (it != keys_.end() && !it->second.record.done && it->second.owner == owner) keys_.erase(it);
   return Status::OK();
 }
 

@@ -23,10 +23,10 @@ class MemoryMetastore final : public Metastore {
   Status Commit(const std::vector<PointerSwap>& swaps,
                 const IdempotencyFinish* finish = nullptr) override;
   Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
-      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-      int64_t stale_before_ms) override;
+      const std::string& key, const std::string& request, const std::string& owner,
+      int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) override;
   Status FinishIdempotencyKey(const IdempotencyFinish& finish) override;
-  Status ReleaseIdempotencyKey(const std::string& key) override;
+  Status ReleaseIdempotencyKey(const std::string& key, const std::string& owner) override;
   Status Drop(const TableIdentifier& id, EntityKind kind) override;
   Status Rename(const TableIdentifier& from, const TableIdentifier& to,
                 EntityKind kind) override;
@@ -39,7 +39,8 @@ class MemoryMetastore final : public Metastore {
   };
 
   // Checks `swap` against `entries` and applies it there. REQUIRES: mu_ held.
-  void FinishLocked(const IdempotencyFinish& finish);  // REQUIRES: mu_ held
+  // True if it recorded (the owner held the key pending). REQUIRES: mu_ held.
+  bool FinishLocked(const IdempotencyFinish& finish);
   Status ApplySwap(const PointerSwap& swap, std::map<TableIdentifier, Entry>* entries) const;
 
   std::mutex mu_;
@@ -47,6 +48,7 @@ class MemoryMetastore final : public Metastore {
   std::map<TableIdentifier, Entry> entries_;
   struct Key {
     IdempotencyRecord record;
+    std::string owner;
     int64_t expires_at_ms;
   };
   std::map<std::string, Key> keys_;

@@ -15,6 +15,11 @@ EntityKind KindFromJdbcType(const std::string& type) {
   return type == "VIEW" ? EntityKind::kView : EntityKind::kTable;
 }
 
+Status KeyLost(const std::string& key) {
+  return Status::CommitFailed("Idempotency-Key " + key +
+                              " was taken over by a retry: this attempt was not applied");
+}
+
 Status NoSuchNamespaceError(const Namespace& ns) {
   return Status::NoSuchNamespace("Namespace does not exist: " + JoinNamespace(ns));
 }

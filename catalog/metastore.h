@@ -49,9 +49,11 @@ struct IdempotencyRecord {
   int64_t created_at_ms = 0;
 };
 
-// A response to record under a key in the same transaction as a commit's swaps.
+// A response to record under a key in the same transaction as a commit's swaps. `owner` is
+// the token the key was claimed with: a request that no longer holds its key records nothing.
 struct IdempotencyFinish {
   std::string key;
+  std::string owner;
   int status = 200;
   std::string response;
 };
@@ -60,6 +62,9 @@ struct IdempotencyFinish {
 // catalogs, reads as "TABLE").
 const char* JdbcTypeName(EntityKind kind);
 EntityKind KindFromJdbcType(const std::string& type);
+
+// A commit whose Idempotency-Key a retry took over: it was not applied.
+Status KeyLost(const std::string& key);
 
 // The errors every Metastore reports, worded as Iceberg's Java catalogs word them (clients and
 // Apache's compatibility kit check the words).
@@ -97,7 +102,8 @@ class Metastore {
   // Names of the entries of `kind` in `ns`, sorted. NoSuchNamespace if `ns` is absent.
   virtual Result<std::vector<std::string>> ListNames(const Namespace& ns, EntityKind kind) = 0;
   // Applies every swap in one transaction, or none of them. With `finish`, the pending key it
-  // names is marked done with its response in that same transaction.
+  // names is marked done with its response in that same transaction; if `finish.owner` no
+  // longer holds the key (a retry took it over), nothing is applied: CommitFailed.
   // Errors:
   // - CommitFailed: some entry's pointer is no longer `expected` (or it is gone);
   // - AlreadyExists: a create found an entry (table or view) of that name;
@@ -115,17 +121,18 @@ class Metastore {
 
   // --- Idempotency keys (all replicas see the same records).
 
-  // Claims `key` for `request` until `expires_at_ms`. Returns nullopt when the caller now owns
-  // the key (run the request), else the live record: done (replay it) or pending (another
-  // request runs it). A pending record created before `stale_before_ms` belongs to a request
-  // that died: the caller takes it over (nullopt). Expired records are forgotten first.
+  // Claims `key` for `request` as `owner` until `expires_at_ms`. Returns nullopt when `owner`
+  // now holds the key (run the request), else the live record: done (replay it) or pending
+  // (another request runs it). A pending record claimed before `stale_before_ms` belongs to a
+  // request that looks dead: `owner` takes it over (nullopt). Expired records go first.
   virtual Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
-      const std::string& key, const std::string& request, int64_t now_ms,
-      int64_t expires_at_ms, int64_t stale_before_ms) = 0;
-  // Marks a pending key done with its response; does nothing if it is done already.
+      const std::string& key, const std::string& request, const std::string& owner,
+      int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) = 0;
+  // Marks the key done with its response if `finish.owner` still holds it pending.
   virtual Status FinishIdempotencyKey(const IdempotencyFinish& finish) = 0;
-  // Forgets a pending key (its request ended without a final answer); done keys stay.
-  virtual Status ReleaseIdempotencyKey(const std::string& key) = 0;
+  // Forgets the key if `owner` still holds it pending (its request ended without a final
+  // answer); done keys stay.
+  virtual Status ReleaseIdempotencyKey(const std::string& key, const std::string& owner) = 0;
 
   // OK if the store answers and its schema is current (for /ready).
   virtual Status Ping() = 0;

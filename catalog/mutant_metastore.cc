@@ -37,15 +37,15 @@ class MutantMetastore final : public Metastore {
   }
   Status Ping() override { return base_->Ping(); }
   Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
-      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-      int64_t stale_before_ms) override {
-    return base_->ClaimIdempotencyKey(key, request, now_ms, expires_at_ms, stale_before_ms);
+      const std::string& key, const std::string& request, const std::string& owner,
+      int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) override {
+    return base_->ClaimIdempotencyKey(key, request, owner, now_ms, expires_at_ms, stale_before_ms);
   }
   Status FinishIdempotencyKey(const IdempotencyFinish& finish) override {
     return base_->FinishIdempotencyKey(finish);
   }
-  Status ReleaseIdempotencyKey(const std::string& key) override {
-    return base_->ReleaseIdempotencyKey(key);
+  Status ReleaseIdempotencyKey(const std::string& key, const std::string& owner) override {
+    return base_->ReleaseIdempotencyKey(key, owner);
   }
 
   Status Commit(const std::vector<PointerSwap>& swaps,

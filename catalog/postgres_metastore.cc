@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include <optional>
 #include <set>
 
 #include "catalog/migration.h"
@@ -51,6 +52,8 @@ class PostgresMetastore::Lease {
     if (conn_ && conn_->pq.is_open()) owner_->Release(std::move(conn_));
   }
   pqxx::connection& operator*() { return conn_->pq; }
+  // The connection is broken: close it instead of pooling it.
+  void Discard() { conn_.reset(); }
 
  private:
   PostgresMetastore* owner_;
@@ -95,21 +98,43 @@ void PostgresMetastore::Release(std::unique_ptr<Connection> conn) {
 
 template <typename Body>
 Status PostgresMetastore::Transact(Body body, Status::Code lost_commit) {
-  ASSIGN_OR_RETURN(Lease conn, Acquire());
+  // A pooled connection may have died while idle (a restarted server, a terminated backend).
+  // Until BEGIN succeeds nothing of ours has been sent, so another connection is safe to try;
+  // after that, never: a statement or COMMIT is not re-run.
+  constexpr int kConnectAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    ASSIGN_OR_RETURN(Lease conn, Acquire());
+    std::optional<pqxx::work> tx;
+    try {
+      tx.emplace(*conn);
+    } catch (const std::exception& e) {
+      conn.Discard();
+      if (attempt < kConnectAttempts) continue;
+      return Status::Unavailable(std::string("PostgreSQL connection unusable: ") + e.what());
+    }
+    return RunTransaction(*tx, conn, body, lost_commit);
+  }
+}
+
+template <typename Body, typename Work>
+Status PostgresMetastore::RunTransaction(Work& tx, Lease& conn, Body& body,
+                                         Status::Code lost_commit) {
   try {
-    pqxx::work tx(*conn);
     Status st = body(tx);
     if (!st.ok()) return st;  // the transaction aborts when `tx` goes out of scope
     try {
       tx.commit();
     } catch (const pqxx::in_doubt_error& e) {
+      conn.Discard();
       return Status(lost_commit, std::string("PostgreSQL commit outcome unknown: ") + e.what());
     } catch (const pqxx::broken_connection& e) {
+      conn.Discard();
       return Status(lost_commit, std::string("PostgreSQL connection lost during commit: ") +
                                      e.what());
     }
     return Status::OK();
   } catch (const pqxx::broken_connection& e) {
+    conn.Discard();
     return Status::Unavailable(std::string("PostgreSQL connection lost: ") + e.what());
   } catch (const pqxx::sql_error& e) {
     const std::string& state = e.sqlstate();
@@ -311,8 +336,8 @@ Result<std::vector<std::string>> PostgresMetastore::ListNames(const Namespace& n
 }
 
 Result<std::optional<IdempotencyRecord>> PostgresMetastore::ClaimIdempotencyKey(
-    const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-    int64_t stale_before_ms) {
+    const std::string& key, const std::string& request, const std::string& owner,
+    int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) {
   std::optional<IdempotencyRecord> existing;
   RETURN_IF_ERROR(Transact([&](pqxx::work& tx) -> Status {
     tx.exec_params(
@@ -320,9 +345,9 @@ Result<std::optional<IdempotencyRecord>> PostgresMetastore::ClaimIdempotencyKey(
         options_.catalog_name, now_ms);
     pqxx::result ins = tx.exec_params(
         "INSERT INTO cairn_idempotency_keys (catalog_name, idempotency_key, request, state, "
-        "created_at_ms, expires_at_ms) VALUES ($1, $2, $3, 'pending', $4, $5) "
+        "created_at_ms, expires_at_ms, owner) VALUES ($1, $2, $3, 'pending', $4, $5, $6) "
         "ON CONFLICT DO NOTHING",
-        options_.catalog_name, key, request, now_ms, expires_at_ms);
+        options_.catalog_name, key, request, now_ms, expires_at_ms, owner);
     if (ins.affected_rows() == 1) return Status::OK();
     pqxx::result r = tx.exec_params(
         "SELECT request, state, coalesce(status, 0), coalesce(response, ''), created_at_ms "
@@ -334,9 +359,9 @@ Result<std::optional<IdempotencyRecord>> PostgresMetastore::ClaimIdempotencyKey(
                           r[0][2].as<int>(), r[0][3].as<std::string>(), r[0][4].as<int64_t>()};
     if (!rec.done && rec.request == request && rec.created_at_ms < stale_before_ms) {
       tx.exec_params(
-          "UPDATE cairn_idempotency_keys SET created_at_ms = $3 WHERE catalog_name = $1 AND "
-          "idempotency_key = $2 AND state = 'pending'",
-          options_.catalog_name, key, now_ms);
+          "UPDATE cairn_idempotency_keys SET created_at_ms = $3, owner = $4 WHERE "
+          "catalog_name = $1 AND idempotency_key = $2 AND state = 'pending'",
+          options_.catalog_name, key, now_ms, owner);
       return Status::OK();
     }
     existing = std::move(rec);
@@ -347,12 +372,14 @@ Result<std::optional<IdempotencyRecord>> PostgresMetastore::ClaimIdempotencyKey(
 
 namespace {
 
-void FinishKey(pqxx::transaction_base& tx, const std::string& catalog,
+// True if it recorded (`finish.owner` held the key pending).
+bool FinishKey(pqxx::transaction_base& tx, const std::string& catalog,
                const IdempotencyFinish& finish) {
-  tx.exec_params(
+  pqxx::result r = tx.exec_params(
       "UPDATE cairn_idempotency_keys SET state = 'done', status = $3, response = $4 "
-      "WHERE catalog_name = $1 AND idempotency_key = $2 AND state = 'pending'",
-      catalog, finish.key, finish.status, finish.response);
+      "WHERE catalog_name = $1 AND idempotency_key = $2 AND state = 'pending' AND owner = $5",
+      catalog, finish.key, finish.status, finish.response, finish.owner);
+  return r.affected_rows() == 1;
 }
 
 }  // namespace
@@ -364,12 +391,13 @@ Status PostgresMetastore::FinishIdempotencyKey(const IdempotencyFinish& finish) 
   });
 }
 
-Status PostgresMetastore::ReleaseIdempotencyKey(const std::string& key) {
+Status PostgresMetastore::ReleaseIdempotencyKey(const std::string& key,
+                                                const std::string& owner) {
   return Transact([&](pqxx::work& tx) -> Status {
     tx.exec_params(
         "DELETE FROM cairn_idempotency_keys WHERE catalog_name = $1 AND idempotency_key = $2 "
-        "AND state = 'pending'",
-        options_.catalog_name, key);
+        "AND state = 'pending' AND owner = $3",
+        options_.catalog_name, key, owner);
     return Status::OK();
   });
 }
@@ -407,7 +435,9 @@ Status PostgresMetastore::Commit(const std::vector<PointerSwap>& swaps,
                                     " changed concurrently");
       }
     }
-    if (finish != nullptr) FinishKey(tx, options_.catalog_name, *finish);
+    if (finish != nullptr && !FinishKey(tx, options_.catalog_name, *finish)) {
+      return KeyLost(finish->key);
+    }
     return Status::OK();
   };
   return Transact(body, Status::Code::kCommitStateUnknown);

@@ -45,10 +45,10 @@ class PostgresMetastore final : public Metastore {
   Status Commit(const std::vector<PointerSwap>& swaps,
                 const IdempotencyFinish* finish = nullptr) override;
   Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
-      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-      int64_t stale_before_ms) override;
+      const std::string& key, const std::string& request, const std::string& owner,
+      int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) override;
   Status FinishIdempotencyKey(const IdempotencyFinish& finish) override;
-  Status ReleaseIdempotencyKey(const std::string& key) override;
+  Status ReleaseIdempotencyKey(const std::string& key, const std::string& owner) override;
   Status Drop(const TableIdentifier& id, EntityKind kind) override;
   Status Rename(const TableIdentifier& from, const TableIdentifier& to,
                 EntityKind kind) override;
@@ -66,6 +66,8 @@ class PostgresMetastore final : public Metastore {
   // by libpqxx become Status; a lost COMMIT becomes `lost_commit`.
   template <typename Body>
   Status Transact(Body body, Status::Code lost_commit = Status::Code::kIOError);
+  template <typename Body, typename Work>
+  Status RunTransaction(Work& tx, Lease& conn, Body& body, Status::Code lost_commit);
 
   Options options_;
   std::mutex pool_mu_;

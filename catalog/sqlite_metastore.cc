@@ -64,16 +64,16 @@ constexpr const char* kSelectKey =
     "WHERE catalog_name = ?1 AND idempotency_key = ?2";
 constexpr const char* kInsertKey =
     "INSERT INTO cairn_idempotency_keys (catalog_name, idempotency_key, request, state, "
-    "created_at_ms, expires_at_ms) VALUES (?1, ?2, ?3, 'pending', ?4, ?5)";
+    "created_at_ms, expires_at_ms, owner) VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6)";
 constexpr const char* kTakeOverKey =
-    "UPDATE cairn_idempotency_keys SET created_at_ms = ?3 WHERE catalog_name = ?1 "
+    "UPDATE cairn_idempotency_keys SET created_at_ms = ?3, owner = ?4 WHERE catalog_name = ?1 "
     "AND idempotency_key = ?2 AND state = 'pending'";
 constexpr const char* kFinishKey =
     "UPDATE cairn_idempotency_keys SET state = 'done', status = ?3, response = ?4 "
-    "WHERE catalog_name = ?1 AND idempotency_key = ?2 AND state = 'pending'";
+    "WHERE catalog_name = ?1 AND idempotency_key = ?2 AND state = 'pending' AND owner = ?5";
 constexpr const char* kReleaseKey =
     "DELETE FROM cairn_idempotency_keys WHERE catalog_name = ?1 AND idempotency_key = ?2 "
-    "AND state = 'pending'";
+    "AND state = 'pending' AND owner = ?3";
 constexpr const char* kSchemaVersion = "SELECT coalesce(max(version), 0) FROM cairn_schema_migrations";
 constexpr const char* kRecordMigration =
     "INSERT INTO cairn_schema_migrations (version, name, applied_at) "
@@ -312,8 +312,8 @@ Result<std::vector<std::string>> SqliteMetastore::ListNames(const Namespace& ns,
 }
 
 Result<std::optional<IdempotencyRecord>> SqliteMetastore::ClaimIdempotencyKey(
-    const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-    int64_t stale_before_ms) {
+    const std::string& key, const std::string& request, const std::string& owner,
+    int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) {
   std::optional<IdempotencyRecord> existing;
   RETURN_IF_ERROR(WriteTransaction([&](SqliteConnection& c) -> Status {
     ASSIGN_OR_RETURN(auto expire, c.Prepare(kExpireKeys));
@@ -326,14 +326,15 @@ Result<std::optional<IdempotencyRecord>> SqliteMetastore::ClaimIdempotencyKey(
       q.reset();
       ASSIGN_OR_RETURN(auto ins, c.Prepare(kInsertKey));
       return ins->Bind(1, options_.catalog_name).Bind(2, key).Bind(3, request).Bind(4, now_ms)
-          .Bind(5, expires_at_ms).Run();
+          .Bind(5, expires_at_ms).Bind(6, owner).Run();
     }
     IdempotencyRecord r{q->Text(0), q->Text(1) == "done", static_cast<int>(q->Int(2)),
                         q->Text(3), q->Int(4)};
     q.reset();
     if (!r.done && r.request == request && r.created_at_ms < stale_before_ms) {
       ASSIGN_OR_RETURN(auto take, c.Prepare(kTakeOverKey));
-      return take->Bind(1, options_.catalog_name).Bind(2, key).Bind(3, now_ms).Run();
+      return take->Bind(1, options_.catalog_name).Bind(2, key).Bind(3, now_ms).Bind(4, owner)
+          .Run();
     }
     existing = std::move(r);
     return Status::OK();
@@ -342,19 +343,21 @@ Result<std::optional<IdempotencyRecord>> SqliteMetastore::ClaimIdempotencyKey(
 }
 
 Status SqliteMetastore::FinishIdempotencyKey(const IdempotencyFinish& finish) {
-  return WriteTransaction([&](SqliteConnection& c) { return FinishKey(c, finish); });
+  return WriteTransaction([&](SqliteConnection& c) { return FinishKey(c, finish).status(); });
 }
 
-Status SqliteMetastore::FinishKey(SqliteConnection& c, const IdempotencyFinish& finish) {
+Result<bool> SqliteMetastore::FinishKey(SqliteConnection& c, const IdempotencyFinish& finish) {
   ASSIGN_OR_RETURN(auto upd, c.Prepare(kFinishKey));
-  return upd->Bind(1, options_.catalog_name).Bind(2, finish.key)
-      .Bind(3, int64_t{finish.status}).Bind(4, finish.response).Run();
+  RETURN_IF_ERROR(upd->Bind(1, options_.catalog_name).Bind(2, finish.key)
+                      .Bind(3, int64_t{finish.status}).Bind(4, finish.response)
+                      .Bind(5, finish.owner).Run());
+  return c.Changes() == 1;
 }
 
-Status SqliteMetastore::ReleaseIdempotencyKey(const std::string& key) {
+Status SqliteMetastore::ReleaseIdempotencyKey(const std::string& key, const std::string& owner) {
   return WriteTransaction([&](SqliteConnection& c) -> Status {
     ASSIGN_OR_RETURN(auto del, c.Prepare(kReleaseKey));
-    return del->Bind(1, options_.catalog_name).Bind(2, key).Run();
+    return del->Bind(1, options_.catalog_name).Bind(2, key).Bind(3, owner).Run();
   });
 }
 
@@ -385,7 +388,9 @@ Status SqliteMetastore::Commit(const std::vector<PointerSwap>& swaps,
                                     " changed concurrently");
       }
     }
-    return finish != nullptr ? FinishKey(c, *finish) : Status::OK();
+    if (finish == nullptr) return Status::OK();
+    ASSIGN_OR_RETURN(bool recorded, FinishKey(c, *finish));
+    return recorded ? Status::OK() : KeyLost(finish->key);
   };
   return WriteTransaction(body, Status::Code::kCommitStateUnknown);
 }

@@ -44,10 +44,10 @@ class SqliteMetastore final : public Metastore {
   Status Commit(const std::vector<PointerSwap>& swaps,
                 const IdempotencyFinish* finish = nullptr) override;
   Result<std::optional<IdempotencyRecord>> ClaimIdempotencyKey(
-      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-      int64_t stale_before_ms) override;
+      const std::string& key, const std::string& request, const std::string& owner,
+      int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) override;
   Status FinishIdempotencyKey(const IdempotencyFinish& finish) override;
-  Status ReleaseIdempotencyKey(const std::string& key) override;
+  Status ReleaseIdempotencyKey(const std::string& key, const std::string& owner) override;
   Status Drop(const TableIdentifier& id, EntityKind kind) override;
   Status Rename(const TableIdentifier& from, const TableIdentifier& to,
                 EntityKind kind) override;
@@ -65,7 +65,8 @@ class SqliteMetastore final : public Metastore {
   Status WriteTransaction(Body body, Status::Code commit_failure = Status::Code::kIOError);
   Status MigrateSchema();
   Result<bool> NamespaceExists(SqliteConnection& c, const Namespace& ns);
-  Status FinishKey(SqliteConnection& c, const IdempotencyFinish& finish);
+  // True if it recorded (`finish.owner` held the key pending).
+  Result<bool> FinishKey(SqliteConnection& c, const IdempotencyFinish& finish);
 
   Options options_;
   std::mutex pool_mu_;

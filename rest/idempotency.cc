@@ -9,9 +9,14 @@
 namespace cairn::rest {
 namespace {
 
-// How long a replay waits for the request that holds its key, and how often it looks.
-constexpr auto kWaitForOriginal = std::chrono::seconds(30);
-constexpr auto kPollInterval = std::chrono::milliseconds(20);
+// How long a replay waits for the request that holds its key (longer than the catalog's
+// stale time, after which it takes the key over), and how often it looks, at most.
+constexpr auto kWaitForOriginal = std::chrono::seconds(15);
+constexpr auto kMaxPollInterval = std::chrono::milliseconds(250);
+// The internal header that carries a claim's token from the wrapper to its handler.
+constexpr const char* kOwnerHeader = "X-Cairn-Idempotency-Owner";
+// Attempts to record or release a key before leaving it to the stale takeover.
+constexpr int kBookkeepingAttempts = 3;
 // Recorded bodies larger than this are recorded as a replay marker when they have one.
 constexpr size_t kMaxRecordedBody = 64 * 1024;
 
@@ -49,8 +54,10 @@ std::string Recorded(const HttpResponse& res) {
 
 }  // namespace
 
-std::string IdempotencyKey(const HttpRequest& request) {
-  return request.Header("Idempotency-Key");
+catalog::IdempotencyToken IdempotencyOf(const HttpRequest& request) {
+  std::string owner = request.Header(kOwnerHeader);
+  if (owner.empty()) return {};
+  return catalog::IdempotencyToken{request.Header("Idempotency-Key"), owner};
 }
 
 std::string IsoDuration(int64_t millis) {
@@ -63,19 +70,26 @@ std::string IsoDuration(int64_t millis) {
 RouteHandler Idempotent(catalog::Catalog* catalog, RouteHandler handler, ReplayRenderer replay) {
   return [catalog, handler = std::move(handler), replay = std::move(replay)](
              const HttpRequest& request, const PathParams& params) -> HttpResponse {
-    const std::string key = IdempotencyKey(request);
-    if (key.empty()) return handler(request, params);
+    HttpRequest own = request;
+    own.headers.erase(kOwnerHeader);  // only this wrapper sets it
+    const std::string key = own.Header("Idempotency-Key");
+    if (key.empty()) return handler(own, params);
     if (!ValidKey(key)) {
       return StatusResponse(engine::Status::InvalidArgument(
           "Idempotency-Key must be a UUID in its 36-character text form, got '" + key + "'"));
     }
     const std::string fingerprint = request.method + " " + request.raw_path;
     auto deadline = std::chrono::steady_clock::now() + kWaitForOriginal;
+    auto poll = std::chrono::milliseconds(10);
+    catalog::IdempotencyToken token;
     for (;;) {
       auto claim = catalog->ClaimIdempotencyKey(key, fingerprint);
       if (!claim.ok()) return StatusResponse(claim.status());
-      if (!claim->has_value()) break;  // ours: run the request
-      const catalog::IdempotencyRecord& record = **claim;
+      if (!claim->existing) {  // ours: run the request
+        token = claim->token;
+        break;
+      }
+      const catalog::IdempotencyRecord& record = *claim->existing;
       if (record.request != fingerprint) {
         return StatusResponse(engine::Status::Unprocessable(
             "Idempotency-Key " + key + " was already used for another request (" +
@@ -87,13 +101,18 @@ RouteHandler Idempotent(catalog::Catalog* catalog, RouteHandler handler, ReplayR
             "the request first sent with Idempotency-Key " + key +
             " is still running; retry later with the same key"));
       }
-      std::this_thread::sleep_for(kPollInterval);
+      std::this_thread::sleep_for(poll);
+      poll = std::min(poll * 2, kMaxPollInterval);
     }
-    HttpResponse res = handler(request, params);
-    if (res.status >= 500) {
-      catalog->ReleaseIdempotencyKey(key);  // not final: a retry runs again
-    } else {
-      catalog->FinishIdempotencyKey(key, res.status, Recorded(res));
+    own.headers[kOwnerHeader] = token.owner;
+    HttpResponse res = handler(own, params);
+    // A 5xx is not final: release the key so a retry runs again. Should the bookkeeping keep
+    // failing, a retry takes the key over once it is stale.
+    for (int attempt = 0; attempt < kBookkeepingAttempts; ++attempt) {
+      engine::Status st = res.status >= 500
+                              ? catalog->ReleaseIdempotencyKey(token)
+                              : catalog->FinishIdempotencyKey(token, res.status, Recorded(res));
+      if (st.ok()) break;
     }
     return res;
   };

@@ -25,8 +25,9 @@ using ReplayRenderer = std::function<HttpResponse(const std::string& metadata_lo
 RouteHandler Idempotent(catalog::Catalog* catalog, RouteHandler handler,
                         ReplayRenderer replay = nullptr);
 
-// The Idempotency-Key header of `request` ("" when absent).
-std::string IdempotencyKey(const HttpRequest& request);
+// The Idempotency-Key `request` holds for its handler (empty when it carries none): the key
+// and the token it was claimed with, handed on by Idempotent().
+catalog::IdempotencyToken IdempotencyOf(const HttpRequest& request);
 
 // "PT30M" for 30 minutes: the ISO-8601 duration advertised in /v1/config.
 std::string IsoDuration(int64_t millis);

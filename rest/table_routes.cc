@@ -128,7 +128,7 @@ HttpResponse CreateTable(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto parsed = ParseCreateTable(*body);
   if (!parsed.ok()) return StatusResponse(parsed.status());
-  auto table = c->CreateTable(NamespaceParam(params), *parsed, IdempotencyKey(request));
+  auto table = c->CreateTable(NamespaceParam(params), *parsed, IdempotencyOf(request));
   if (!table.ok()) return StatusResponse(table.status());
   return TableResponse(*table, false, &c->ClientConfig());
 }
@@ -167,7 +167,7 @@ HttpResponse CommitTable(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto change = ParseChange(*body, TableParam(params));
   if (!change.ok()) return StatusResponse(change.status());
-  auto table = c->CommitTable(*change, IdempotencyKey(request));
+  auto table = c->CommitTable(*change, IdempotencyOf(request));
   if (!table.ok()) return StatusResponse(table.status());
   return TableResponse(*table, false, nullptr);
 }
@@ -189,7 +189,7 @@ HttpResponse RegisterTable(catalog::Catalog* c, const HttpRequest& request,
   auto overwrite = engine::GetOptBool(*body, "overwrite");
   if (!overwrite.ok()) return StatusResponse(overwrite.status());
   auto table = c->RegisterTable(TableIdentifier{NamespaceParam(params), *name}, *location,
-                                overwrite->value_or(false), IdempotencyKey(request));
+                                overwrite->value_or(false), IdempotencyOf(request));
   if (!table.ok()) return StatusResponse(table.status());
   return TableResponse(*table, false, &c->ClientConfig());
 }
@@ -226,7 +226,7 @@ HttpResponse CommitTransaction(catalog::Catalog* c, const HttpRequest& request) 
     if (!change.ok()) return StatusResponse(change.status());
     changes.push_back(std::move(change).value());
   }
-  Status st = c->CommitTransaction(changes, IdempotencyKey(request));
+  Status st = c->CommitTransaction(changes, IdempotencyOf(request));
   return st.ok() ? NoContent() : StatusResponse(st);
 }
 

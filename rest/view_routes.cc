@@ -69,7 +69,7 @@ HttpResponse CreateView(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto parsed = ParseCreateView(*body);
   if (!parsed.ok()) return StatusResponse(parsed.status());
-  auto view = c->CreateView(NamespaceParam(params), *parsed, IdempotencyKey(request));
+  auto view = c->CreateView(NamespaceParam(params), *parsed, IdempotencyOf(request));
   return view.ok() ? ViewResponse(*view) : StatusResponse(view.status());
 }
 
@@ -89,7 +89,7 @@ HttpResponse CommitView(catalog::Catalog* c, const HttpRequest& request,
   if (!body.ok()) return StatusResponse(body.status());
   auto change = ParseViewChange(*body, ViewParam(params));
   if (!change.ok()) return StatusResponse(change.status());
-  auto view = c->CommitView(*change, IdempotencyKey(request));
+  auto view = c->CommitView(*change, IdempotencyOf(request));
   return view.ok() ? ViewResponse(*view) : StatusResponse(view.status());
 }
 
@@ -114,7 +114,7 @@ HttpResponse RegisterView(catalog::Catalog* c, const HttpRequest& request,
   auto location = engine::GetString(*body, "metadata-location");
   if (!location.ok()) return StatusResponse(location.status());
   auto view = c->RegisterView(TableIdentifier{NamespaceParam(params), *name}, *location,
-                              IdempotencyKey(request));
+                              IdempotencyOf(request));
   return view.ok() ? ViewResponse(*view) : StatusResponse(view.status());
 }
 

@@ -253,15 +253,15 @@ class ScriptedMetastore final : public Metastore {
   }
   Status Ping() override { return inner_->Ping(); }
   Result<std::optional<catalog::IdempotencyRecord>> ClaimIdempotencyKey(
-      const std::string& key, const std::string& request, int64_t now_ms, int64_t expires_at_ms,
-      int64_t stale_before_ms) override {
-    return inner_->ClaimIdempotencyKey(key, request, now_ms, expires_at_ms, stale_before_ms);
+      const std::string& key, const std::string& request, const std::string& owner,
+      int64_t now_ms, int64_t expires_at_ms, int64_t stale_before_ms) override {
+    return inner_->ClaimIdempotencyKey(key, request, owner, now_ms, expires_at_ms, stale_before_ms);
   }
   Status FinishIdempotencyKey(const catalog::IdempotencyFinish& finish) override {
     return inner_->FinishIdempotencyKey(finish);
   }
-  Status ReleaseIdempotencyKey(const std::string& key) override {
-    return inner_->ReleaseIdempotencyKey(key);
+  Status ReleaseIdempotencyKey(const std::string& key, const std::string& owner) override {
+    return inner_->ReleaseIdempotencyKey(key, owner);
   }
 
  private:

@@ -638,8 +638,9 @@ constexpr int64_t kLife = 1'800'000;
 constexpr int64_t kStale = 120'000;
 
 std::optional<IdempotencyRecord> MustClaim(Metastore& m, const std::string& key,
-                                           const std::string& request, int64_t now = kNow) {
-  auto claim = m.ClaimIdempotencyKey(key, request, now, now + kLife, now - kStale);
+                                           const std::string& request,
+                                           const std::string& owner = "o1", int64_t now = kNow) {
+  auto claim = m.ClaimIdempotencyKey(key, request, owner, now, now + kLife, now - kStale);
   REQUIRE_OK(claim);
   return *claim;
 }
@@ -648,7 +649,7 @@ TEST_CASE_TEMPLATE("a new idempotency key is claimed, then seen as pending", B, 
   B b;
   Metastore& m = *b.store;
   CHECK_FALSE(MustClaim(m, "k1", "POST /a").has_value());
-  auto again = MustClaim(m, "k1", "POST /a", kNow + 10);
+  auto again = MustClaim(m, "k1", "POST /a", "o2", kNow + 10);
   REQUIRE(again.has_value());
   CHECK_FALSE(again->done);
   CHECK(again->request == "POST /a");
@@ -659,10 +660,10 @@ TEST_CASE_TEMPLATE("a finished key replays its response and stays after a releas
   B b;
   Metastore& m = *b.store;
   REQUIRE_FALSE(MustClaim(m, "k1", "POST /a").has_value());
-  REQUIRE_OK(m.FinishIdempotencyKey({"k1", 409, "conflict body"}));
-  REQUIRE_OK(m.FinishIdempotencyKey({"k1", 200, "a later answer is ignored"}));
-  REQUIRE_OK(m.ReleaseIdempotencyKey("k1"));
-  auto rec = MustClaim(m, "k1", "POST /a", kNow + 10);
+  REQUIRE_OK(m.FinishIdempotencyKey({"k1", "o1", 409, "conflict body"}));
+  REQUIRE_OK(m.FinishIdempotencyKey({"k1", "o1", 200, "a later answer is ignored"}));
+  REQUIRE_OK(m.ReleaseIdempotencyKey("k1", "o1"));
+  auto rec = MustClaim(m, "k1", "POST /a", "o2", kNow + 10);
   REQUIRE(rec.has_value());
   CHECK(rec->done);
   CHECK(rec->status == 409);
@@ -673,8 +674,10 @@ TEST_CASE_TEMPLATE("a released pending key can be claimed again", B, CAIRN_METAS
   B b;
   Metastore& m = *b.store;
   REQUIRE_FALSE(MustClaim(m, "k1", "POST /a").has_value());
-  REQUIRE_OK(m.ReleaseIdempotencyKey("k1"));
-  CHECK_FALSE(MustClaim(m, "k1", "POST /a", kNow + 10).has_value());
+  REQUIRE_OK(m.ReleaseIdempotencyKey("k1", "someone else"));
+  REQUIRE(MustClaim(m, "k1", "POST /a", "o2", kNow + 10).has_value());  // still held
+  REQUIRE_OK(m.ReleaseIdempotencyKey("k1", "o1"));
+  CHECK_FALSE(MustClaim(m, "k1", "POST /a", "o2", kNow + 20).has_value());
 }
 
 TEST_CASE_TEMPLATE("a stale pending key is taken over and an expired one forgotten", B,
@@ -682,10 +685,14 @@ TEST_CASE_TEMPLATE("a stale pending key is taken over and an expired one forgott
   B b;
   Metastore& m = *b.store;
   REQUIRE_FALSE(MustClaim(m, "k1", "POST /a").has_value());
-  CHECK_FALSE(MustClaim(m, "k1", "POST /a", kNow + kStale + 1).has_value());
+  CHECK_FALSE(MustClaim(m, "k1", "POST /a", "o2", kNow + kStale + 1).has_value());
+  // The first owner lost the key: what it records is dropped.
+  REQUIRE_OK(m.FinishIdempotencyKey({"k1", "o1", 200, "from the paused original"}));
+  REQUIRE(MustClaim(m, "k1", "POST /a", "o3", kNow + kStale + 2).has_value());
+  CHECK_FALSE(MustClaim(m, "k1", "POST /a", "o3", kNow + kStale + 3)->done);
   REQUIRE_FALSE(MustClaim(m, "k2", "POST /b").has_value());
-  REQUIRE_OK(m.FinishIdempotencyKey({"k2", 200, "done"}));
-  CHECK_FALSE(MustClaim(m, "k2", "POST /b", kNow + kLife + 1).has_value());
+  REQUIRE_OK(m.FinishIdempotencyKey({"k2", "o1", 200, "done"}));
+  CHECK_FALSE(MustClaim(m, "k2", "POST /b", "o2", kNow + kLife + 1).has_value());
 }
 
 TEST_CASE_TEMPLATE("a commit records its key's response in the same transaction", B,
@@ -697,18 +704,32 @@ TEST_CASE_TEMPLATE("a commit records its key's response in the same transaction"
   REQUIRE_OK(m.Commit({Create(t, "file:///w/m0")}));
   Pointer p0 = MustLoad(m, t);
   REQUIRE_FALSE(MustClaim(m, "k1", "POST /t").has_value());
-  IdempotencyFinish lost{"k1", 200, "never"};
+  IdempotencyFinish lost{"k1", "o1", 200, "never"};
   Pointer stale{"file:///w/other", p0.version};
   CHECK_CODE(m.Commit({Move(t, stale, "file:///w/m1")}, &lost), kCommitFailed);
-  auto pending = MustClaim(m, "k1", "POST /t", kNow + 10);
+  auto pending = MustClaim(m, "k1", "POST /t", "o2", kNow + 10);
   REQUIRE(pending.has_value());
   CHECK_FALSE(pending->done);
-  IdempotencyFinish won{"k1", 200, "moved to m1"};
+  IdempotencyFinish won{"k1", "o1", 200, "moved to m1"};
   REQUIRE_OK(m.Commit({Move(t, p0, "file:///w/m1")}, &won));
-  auto done = MustClaim(m, "k1", "POST /t", kNow + 20);
+  auto done = MustClaim(m, "k1", "POST /t", "o2", kNow + 20);
   REQUIRE(done.has_value());
   CHECK(done->done);
   CHECK(done->response == "moved to m1");
+}
+
+TEST_CASE_TEMPLATE("a commit whose key a retry took over applies nothing", B, CAIRN_METASTORES) {
+  B b;
+  Metastore& m = *b.store;
+  REQUIRE_OK(m.CreateNamespace({"db"}, {}));
+  TableIdentifier t{{"db"}, "t"};
+  REQUIRE_OK(m.Commit({Create(t, "file:///w/m0")}));
+  Pointer p0 = MustLoad(m, t);
+  REQUIRE_FALSE(MustClaim(m, "k1", "POST /t").has_value());
+  REQUIRE_FALSE(MustClaim(m, "k1", "POST /t", "retry", kNow + kStale + 1).has_value());
+  IdempotencyFinish paused{"k1", "o1", 200, "late"};
+  CHECK_CODE(m.Commit({Move(t, p0, "file:///w/m1")}, &paused), kCommitFailed);
+  CHECK(MustLoad(m, t).metadata_location == "file:///w/m0");
 }
 
 }  // namespace

@@ -121,10 +121,33 @@ TEST_CASE("a key whose request died is taken over once it is stale") {
   Fixture f;
   auto claim = f.catalog->ClaimIdempotencyKey(kKey, "POST /v1/namespaces");
   REQUIRE(claim.ok());
-  REQUIRE_FALSE(claim->has_value());  // a request holds the key and never finishes
-  f.clock->Advance(10 * 60 * 1000);
+  REQUIRE_FALSE(claim->existing.has_value());  // a request holds the key, never finishes
+  f.clock->Advance(60 * 1000);
   HttpResponse res = f.Call("POST", "/v1/namespaces", R"({"namespace":["a"]})", kKey);
   CHECK(res.status == 200);
+}
+
+TEST_CASE("a request that lost its key to a retry does not commit") {
+  Fixture f;
+  REQUIRE(f.Call("POST", "/v1/namespaces", R"({"namespace":["ns"]})").status == 200);
+  REQUIRE(f.Call("POST", "/v1/namespaces/ns/tables", kTable).status == 200);
+  // The original claims the key and stalls before committing.
+  auto original = f.catalog->ClaimIdempotencyKey(kKey, "POST /v1/namespaces/ns/tables/t");
+  REQUIRE(original.ok());
+  REQUIRE_FALSE(original->existing.has_value());
+  f.clock->Advance(60 * 1000);
+  HttpResponse retry = f.Call("POST", "/v1/namespaces/ns/tables/t", Append(1, ""), kKey);
+  REQUIRE(retry.status == 200);
+  // The original wakes up and commits with the token it no longer holds: nothing applies.
+  catalog::TableChange change;
+  change.id = catalog::TableIdentifier{{"ns"}, "t"};
+  auto updates = engine::ParseTableUpdates(Json::parse(Append(2, "1"))["updates"]);
+  REQUIRE(updates.ok());
+  change.updates = *updates;
+  auto committed = f.catalog->CommitTable(change, original->token);
+  CHECK(committed.status().code() == engine::Status::Code::kCommitFailed);
+  Json table = Json::parse(f.Call("GET", "/v1/namespaces/ns/tables/t", "").body);
+  CHECK(table["metadata"]["snapshots"].size() == 1);
 }
 
 TEST_CASE("keys expire after their lifetime") {
