@@ -6,7 +6,7 @@
 #   ./run.sh test            run every test against a throwaway PostgreSQL it starts: unit and
 #                            contract tests (meson test), the pyiceberg integration suite and
 #                            Apache Iceberg's REST Compatibility Kit, each on SQLite and on
-#                            PostgreSQL
+#                            PostgreSQL; then the exactly-once harness (tests/harness)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -87,6 +87,8 @@ case "${1:-}" in
       log "Apache Iceberg REST Compatibility Kit against cairn on $db"
       CAIRN_DB=$url tests/compat/run_rck.sh
     done
+    log "exactly-once harness: replicas under kill -9, SIGSTOP and dropped sessions; mutants"
+    PYTHON=.venv/bin/python tests/harness/run_harness.sh
     ;;
   *)
     echo "usage: ./run.sh serve [flags] | ./run.sh test" >&2
