@@ -142,3 +142,23 @@ def test_an_idempotent_commit_replayed_on_another_replica_returns_the_first_answ
         assert again.status_code == 409
     finally:
         _stop_all(replicas)
+
+
+def test_a_binary_refuses_a_schema_newer_than_it_knows(empty_database, tmp_path):
+    url, versions = empty_database
+    replicas = _start_replicas(url, tmp_path / "warehouse", 1)
+    _stop_all(replicas)
+    newer = max(versions()) + 1
+    insert = ("INSERT INTO cairn_schema_migrations (version, name, applied_at) "
+              f"VALUES ({newer}, 'from_the_future', '2099-01-01')")
+    if url.startswith("sqlite:"):
+        with sqlite3.connect(url[len("sqlite:"):]) as db:
+            db.execute(insert)
+    else:
+        _psql(url, insert)
+    refused = subprocess.run(
+        [str(_resolve_cairn_bin()), "serve", "--host", "127.0.0.1", "--port", "0", "--db", url,
+         "--warehouse", str(tmp_path / "warehouse"), "--data-dir", str(tmp_path / "late")],
+        capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0
+    assert "newer than this binary knows" in refused.stderr
