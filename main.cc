@@ -18,6 +18,7 @@
 #include "catalog/postgres_metastore.h"
 #include "catalog/sqlite_metastore.h"
 #include "engine/local_file_io.h"
+#include "engine/s3_settings.h"
 #include "rest/http_server.h"
 #include "rest/rest_api.h"
 
@@ -41,10 +42,39 @@ std::vector<Flag> ServeFlags() {
        "metastore: sqlite:PATH or postgresql://USER@HOST:PORT/DB "
        "(default: sqlite:<data-dir>/cairn.db)",
        ""},
-      {"warehouse", "CAIRN_WAREHOUSE", "root of new tables (default: <data-dir>/warehouse)", ""},
+      {"warehouse", "CAIRN_WAREHOUSE",
+       "root of new tables: a folder, file:///PATH or s3://BUCKET/PREFIX "
+       "(default: <data-dir>/warehouse)",
+       ""},
       {"allow-location", "CAIRN_ALLOW_LOCATIONS",
        "further location prefix clients may place tables under (repeatable; env: comma-separated)",
        "", true},
+      {"s3-endpoint", "CAIRN_S3_ENDPOINT",
+       "S3-compatible endpoint for an s3:// warehouse, e.g. http://127.0.0.1:9000 (else "
+       "AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL; default AWS's https://s3.<region>.amazonaws.com)",
+       ""},
+      {"s3-client-endpoint", "CAIRN_S3_CLIENT_ENDPOINT",
+       "the S3 endpoint as clients reach it, when not by --s3-endpoint (default: --s3-endpoint)",
+       ""},
+      {"s3-region", "CAIRN_S3_REGION",
+       "S3 region used to sign requests (else AWS_REGION, AWS_DEFAULT_REGION; default us-east-1)",
+       ""},
+      {"s3-path-style", "CAIRN_S3_PATH_STYLE",
+       "true: address buckets as ENDPOINT/bucket/key (most S3-compatible stores); "
+       "false: as bucket.ENDPOINT/key",
+       "false"},
+      {"s3-access-key-id", "CAIRN_S3_ACCESS_KEY_ID", "S3 access key id (else AWS_ACCESS_KEY_ID)",
+       ""},
+      {"s3-secret-access-key", "CAIRN_S3_SECRET_ACCESS_KEY",
+       "S3 secret access key (else AWS_SECRET_ACCESS_KEY)", ""},
+      {"s3-session-token", "CAIRN_S3_SESSION_TOKEN",
+       "S3 session token for temporary credentials (else AWS_SESSION_TOKEN)", ""},
+      {"s3-conditional-writes", "CAIRN_S3_CONDITIONAL_WRITES",
+       "probe: test at startup whether the store refuses a second If-None-Match: * write; "
+       "on / off: skip the probe",
+       "probe"},
+      {"s3-vend-credentials", "CAIRN_S3_VEND_CREDENTIALS",
+       "true: hand the S3 keys to clients in /v1/config and table configs", "false"},
       {"catalog-name", "CAIRN_CATALOG_NAME", "catalog_name column in the metastore", "cairn"},
       {"threads", "CAIRN_THREADS", "worker threads running requests (connections are multiplexed)",
        "16"},
@@ -66,8 +96,10 @@ void PrintHelp(const std::vector<Flag>& flags) {
                "Serves the Iceberg REST catalog API. Each flag may also be set by its\n"
                "environment variable; the command line wins.\n\n";
   for (const Flag& f : flags) {
-    std::cout << "  --" << f.name << std::string(18 - std::string(f.name).size(), ' ') << f.help
-              << "\n" << std::string(22, ' ') << "env " << f.env
+    size_t width = std::string(f.name).size();
+    std::cout << "  --" << f.name
+              << (width < 18 ? std::string(18 - width, ' ') : "\n" + std::string(22, ' '))
+              << f.help << "\n" << std::string(22, ' ') << "env " << f.env
               << (f.value.empty() ? "" : ", default " + f.value) << "\n";
   }
   std::cout << "  --help              this text\n";
@@ -186,6 +218,33 @@ cairn::engine::Result<std::shared_ptr<cairn::catalog::Metastore>> OpenMetastore(
   return std::shared_ptr<cairn::catalog::Metastore>(std::move(store));
 }
 
+// The FileIO of an s3:// warehouse, from the --s3-* flags (and AWS_* variables). Every allowed
+// location must be in S3 too: the warehouse's FileIO serves them all.
+cairn::engine::Result<cairn::engine::S3Warehouse> OpenS3(
+    const std::function<std::string(const char*)>& get, const std::string& warehouse,
+    const std::vector<std::string>& allowed) {
+  for (const std::string& location : allowed) {
+    if (location.rfind("s3://", 0) != 0) {
+      return cairn::engine::Status::InvalidArgument(
+          "--allow-location " + location + " is not in S3, and the warehouse is");
+    }
+  }
+  cairn::engine::S3Settings s;
+  s.endpoint = get("s3-endpoint");
+  s.client_endpoint = get("s3-client-endpoint");
+  s.region = get("s3-region");
+  s.access_key_id = get("s3-access-key-id");
+  s.secret_access_key = get("s3-secret-access-key");
+  s.session_token = get("s3-session-token");
+  s.conditional_writes = get("s3-conditional-writes");
+  ASSIGN_OR_RETURN(s.path_style, cairn::engine::ParseBoolSetting("s3-path-style",
+                                                                  get("s3-path-style")));
+  ASSIGN_OR_RETURN(s.vend_credentials, cairn::engine::ParseBoolSetting(
+                                           "s3-vend-credentials", get("s3-vend-credentials")));
+  cairn::engine::ApplyAwsEnvironment(&s, [](const char* name) { return std::getenv(name); });
+  return cairn::engine::OpenS3Warehouse(s, warehouse);
+}
+
 // Thousands of keep-alive clients need thousands of descriptors: lift the soft limit.
 void RaiseOpenFileLimit() {
   struct rlimit limit;
@@ -247,6 +306,17 @@ int Serve(int argc, char** argv) {
   cairn::catalog::CatalogOptions options;
   options.metastore = cairn::catalog::WithMutant(std::move(store).value(), *mutant);
   options.file_io = std::make_shared<cairn::engine::LocalFileIO>();
+  if (warehouse.rfind("s3://", 0) == 0) {
+    auto s3 = OpenS3(get, warehouse, SplitList(get("allow-location")));
+    if (!s3.ok()) {
+      std::cerr << "cairn: s3 warehouse " << warehouse << ": " << s3.status().message() << "\n";
+      return 1;
+    }
+    std::cout << "cairn: s3 conditional writes (If-None-Match: *): " << s3->conditional_writes
+              << std::endl;
+    options.file_io = s3->file_io;
+    options.client_config = s3->client_config;
+  }
   options.warehouse = warehouse;
   options.allowed_locations = SplitList(get("allow-location"));
   options.max_commit_attempts = static_cast<int>(attempts);

@@ -73,9 +73,12 @@ case "${1:-}" in
     install_test_tools
     build
     work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-test.XXXXXX")
-    trap 'tests/support/postgres.sh stop "$work/pg"; rm -rf "$work"' EXIT
+    trap 'tests/support/s3.sh stop "$work/s3"; tests/support/postgres.sh stop "$work/pg"; rm -rf "$work"' EXIT
     log "starting a throwaway PostgreSQL"
     pg_url=$(tests/support/postgres.sh start "$work/pg")
+    log "starting a throwaway S3-compatible server (moto, loopback)"
+    s3_env=$(tests/support/s3.sh start "$work/s3")
+    eval "$s3_env"
     export CAIRN_TEST_POSTGRES_URL=$pg_url CAIRN_BIN="$PWD/build/cairn"
     log "unit and contract tests"
     meson test -C build --print-errorlogs
@@ -87,6 +90,8 @@ case "${1:-}" in
       log "Apache Iceberg REST Compatibility Kit against cairn on $db"
       CAIRN_DB=$url tests/compat/run_rck.sh
     done
+    log "compose stack: files checked against the code, its sequence run without docker"
+    .venv/bin/python -m pytest tests/compose -q -p no:cacheprovider
     log "exactly-once harness: replicas under kill -9, SIGSTOP and dropped sessions; mutants"
     PYTHON=.venv/bin/python tests/harness/run_harness.sh
     ;;

@@ -3,8 +3,8 @@
 // FileIO: every file the server or engine touches goes through this interface.
 //
 // Locations are URIs ("file:/a/b", "file:///a/b", or a plain absolute path for local files;
-// "s3://bucket/key" later). Implementations: LocalFileIO (POSIX), MemoryFileIO (test oracle)
-// and FaultyFileIO (wraps another to inject failures).
+// "s3://bucket/key" in S3). Implementations: LocalFileIO (POSIX), S3FileIO (S3 and compatible
+// stores), MemoryFileIO (test oracle) and FaultyFileIO (wraps another to inject failures).
 //
 // Thread-safety: every implementation is safe for concurrent use.
 
@@ -38,7 +38,9 @@ class FileIO {
   // spelled with the same scheme as `prefix`. An absent prefix gives an empty list.
   virtual Result<std::vector<std::string>> List(const std::string& prefix) = 0;
 
-  // True if WriteNew is an atomic put-if-absent on this store.
+  // True if WriteNew is an atomic put-if-absent on this store. When false (an S3-compatible
+  // store without conditional writes), two racing WriteNew calls of one new location may both
+  // succeed: callers write only fresh, uniquely named files.
   virtual bool SupportsPutIfAbsent() const = 0;
 };
 

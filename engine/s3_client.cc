@@ -2,7 +2,10 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -13,73 +16,74 @@ constexpr const char* kEmptySha256 =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 bool Transient(int status) {
-  return status == 429 || status == 500 || status == 502 || status == 503 ||
-         status == 504;
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
 
 // Errors that another try cannot fix (TLS setup and verification).
 bool Permanent(httplib::Error error) {
   return error == httplib::Error::SSLLoadingCerts ||
-         error == httplib::Error::SSLServerVerification ||
-         error == httplib::Error::BindIPAddress;
+         error == httplib::Error::SSLServerVerification || error == httplib::Error::BindIPAddress;
 }
 
 std::string Describe(httplib::Error error) {
   switch (error) {
-    case httplib::Error::Connection: return "cannot connect";
-    case httplib::Error::ConnectionTimeout: return "connect timed out";
-    case httplib::Error::Read: return "no response (read failed or timed out)";
-    case httplib::Error::Write: return "request not sent (write failed or timed out)";
-    case httplib::Error::SSLConnection: return "TLS handshake failed";
-    case httplib::Error::SSLLoadingCerts: return "cannot load CA certificates";
-    case httplib::Error::SSLServerVerification: return "TLS certificate not trusted";
-    default: return "HTTP client error " + httplib::to_string(error);
+    case httplib::Error::Connection:
+      return "cannot connect";
+    case httplib::Error::ConnectionTimeout:
+      return "connect timed out";
+    case httplib::Error::Read:
+      return "no response (read failed or timed out)";
+    case httplib::Error::Write:
+      return "request not sent (write failed or timed out)";
+    case httplib::Error::SSLConnection:
+      return "TLS handshake failed";
+    case httplib::Error::SSLLoadingCerts:
+      return "cannot load CA certificates";
+    case httplib::Error::SSLServerVerification:
+      return "TLS certificate not trusted";
+    default:
+      return "HTTP client error " + httplib::to_string(error);
   }
+}
+
+// UTF-8 encoding of a Unicode code point.
+std::string Utf8(unsigned long cp) {
+  auto byte = [](unsigned long v) { return static_cast<char>(v); };
+  if (cp < 0x80) return {byte(cp)};
+  if (cp < 0x800) return {byte(0xC0 | (cp >> 6)), byte(0x80 | (cp & 0x3F))};
+  if (cp < 0x10000) {
+    return {byte(0xE0 | (cp >> 12)), byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F))};
+  }
+  return {byte(0xF0 | (cp >> 18)), byte(0x80 | ((cp >> 12) & 0x3F)),
+          byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F))};
+}
+
+// The text of an XML entity's name ("amp", "#233", "#xE9"); nullopt if unknown.
+std::optional<std::string> EntityText(std::string_view name) {
+  static const std::map<std::string_view, std::string> kNamed = {
+      {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"}};
+  if (auto it = kNamed.find(name); it != kNamed.end()) return it->second;
+  if (name.size() < 2 || name[0] != '#') return std::nullopt;
+  bool hex = name[1] == 'x' || name[1] == 'X';
+  std::string digits(name.substr(hex ? 2 : 1));
+  char* end = nullptr;
+  unsigned long cp = std::strtoul(digits.c_str(), &end, hex ? 16 : 10);
+  if (digits.empty() || *end != '\0' || cp > 0x10FFFF) return std::nullopt;
+  return Utf8(cp);
 }
 
 std::string DecodeEntities(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '&') {
+    size_t semi = s[i] == '&' ? s.find(';', i) : std::string_view::npos;
+    std::optional<std::string> text;
+    if (semi != std::string_view::npos) text = EntityText(s.substr(i + 1, semi - i - 1));
+    if (!text) {
       out += s[i];
       continue;
     }
-    size_t semi = s.find(';', i);
-    if (semi == std::string_view::npos) {
-      out += s[i];
-      continue;
-    }
-    std::string_view name = s.substr(i + 1, semi - i - 1);
-    std::string text;
-    if (name == "amp") text = "&";
-    else if (name == "lt") text = "<";
-    else if (name == "gt") text = ">";
-    else if (name == "quot") text = "\"";
-    else if (name == "apos") text = "'";
-    else if (name.size() > 1 && name[0] == '#') {
-      bool hex = name[1] == 'x' || name[1] == 'X';
-      unsigned long cp = std::strtoul(std::string(name.substr(hex ? 2 : 1)).c_str(), nullptr,
-                                      hex ? 16 : 10);
-      if (cp < 0x80) {
-        text = static_cast<char>(cp);
-      } else if (cp < 0x800) {
-        text = {static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
-      } else if (cp < 0x10000) {
-        text = {static_cast<char>(0xE0 | (cp >> 12)),
-                static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
-                static_cast<char>(0x80 | (cp & 0x3F))};
-      } else {
-        text = {static_cast<char>(0xF0 | (cp >> 18)),
-                static_cast<char>(0x80 | ((cp >> 12) & 0x3F)),
-                static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
-                static_cast<char>(0x80 | (cp & 0x3F))};
-      }
-    } else {
-      out += s[i];
-      continue;
-    }
-    out += text;
+    out += *text;
     i = semi;
   }
   return out;

@@ -36,18 +36,18 @@ namespace cairn::engine {
 struct S3Request {
   std::string method;  // GET, HEAD, PUT, DELETE
   std::string bucket;
-  std::string key;  // "" addresses the bucket itself
+  std::string key;                                           // "" addresses the bucket itself
   std::vector<std::pair<std::string, std::string>> query;    // raw names and values
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers, all signed
   std::string_view body;
 };
 
 struct S3Response {
-  int status = 0;      // HTTP status; 0 when no response arrived (see `transport_error`)
-  std::string body;    // the body (empty for HEAD)
-  std::string transport_error;  // why no response arrived: "connection refused", "timeout"...
+  int status = 0;               // HTTP status; 0 when no response arrived (see `transport_error`)
+  std::string body;             // the body (empty for HEAD)
+  std::string transport_error;  // why no response arrived: "cannot connect", "no response..."
   std::string bucket_region;    // the x-amz-bucket-region header, when sent
-  int attempts = 1;    // how many times the request was sent
+  int attempts = 1;             // how many times the request was sent
 };
 
 // Where a request goes: "http://127.0.0.1:9000", the Host header and the encoded path.
@@ -70,7 +70,7 @@ class S3Client {
     int max_attempts = 4;          // tries per request when the failure is transient
     int backoff_ms = 100;          // delay before the first retry; doubles, with jitter
     int connect_timeout_ms = 5000;
-    int io_timeout_ms = 60000;     // each read or write on the socket
+    int io_timeout_ms = 60000;  // each read or write on the socket
     // Hostname → address overrides, like curl's --resolve (tests, split-horizon DNS).
     std::map<std::string, std::string> resolve;
   };

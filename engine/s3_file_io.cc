@@ -34,8 +34,7 @@ Result<S3Location> ParseS3Location(const std::string& location) {
 Status S3Failure(const S3Response& res, const std::string& op, const std::string& location) {
   std::string tries = res.attempts > 1 ? " after " + std::to_string(res.attempts) + " tries" : "";
   if (res.status == 0) {
-    return Status::Unavailable("S3 " + op + " of " + location + ": " + res.transport_error +
-                               tries);
+    return Status::Unavailable("S3 " + op + " of " + location + ": " + res.transport_error + tries);
   }
   std::string code = S3ErrorCode(res.body);
   std::string message = S3ErrorMessage(res.body);

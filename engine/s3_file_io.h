@@ -90,7 +90,6 @@ class S3FileIO final : public FileIO {
 };
 
 // The Status for a failed S3 response to `op` ("read", "write", ...) on `location`.
-Status S3Failure(const S3Response& response, const std::string& op,
-                 const std::string& location);
+Status S3Failure(const S3Response& response, const std::string& op, const std::string& location);
 
 }  // namespace cairn::engine

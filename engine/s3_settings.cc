@@ -1,5 +1,7 @@
 #include "engine/s3_settings.h"
 
+#include <initializer_list>
+
 #include "engine/s3_file_io.h"
 
 namespace cairn::engine {
@@ -52,7 +54,8 @@ Result<S3Client::Options> ClientOptions(const S3Settings& s) {
 
 Properties ClientProperties(const S3Settings& s) {
   Properties p;
-  if (!s.endpoint.empty()) p["s3.endpoint"] = s.endpoint;
+  const std::string& endpoint = s.client_endpoint.empty() ? s.endpoint : s.client_endpoint;
+  if (!endpoint.empty()) p["s3.endpoint"] = endpoint;
   p["s3.region"] = s.region.empty() ? kDefaultRegion : s.region;
   p["s3.path-style-access"] = s.path_style ? "true" : "false";
   p["s3.force-virtual-addressing"] = s.path_style ? "false" : "true";

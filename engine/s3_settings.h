@@ -18,7 +18,9 @@ namespace cairn::engine {
 
 struct S3Settings {
   std::string endpoint;  // "" = AWS's regional endpoint
-  std::string region;    // "" = us-east-1
+  // The endpoint as clients reach it, when that differs (another host name or port).
+  std::string client_endpoint;  // "" = endpoint
+  std::string region;           // "" = us-east-1
   bool path_style = false;
   std::string access_key_id;
   std::string secret_access_key;
@@ -41,8 +43,8 @@ void ApplyAwsEnvironment(S3Settings* settings,
 Result<S3Client::Options> ClientOptions(const S3Settings& settings);
 
 // What a client needs to reach the same store, in Iceberg's FileIO property names:
-// s3.endpoint (when set), s3.region, s3.path-style-access and its pyiceberg twin
-// s3.force-virtual-addressing, and with vend_credentials s3.access-key-id,
+// s3.endpoint (client_endpoint, else endpoint, when set), s3.region, s3.path-style-access and its
+// pyiceberg twin s3.force-virtual-addressing, and with vend_credentials s3.access-key-id,
 // s3.secret-access-key and s3.session-token.
 Properties ClientProperties(const S3Settings& settings);
 

@@ -129,8 +129,8 @@ SigV4Signature SignV4(const SigV4Request& request, const AwsCredentials& credent
                           CanonicalQuery(request.query) + "\n" + canonical_headers + "\n" +
                           signed_headers + "\n" + request.payload_sha256;
   std::string date(amz_date.substr(0, 8));
-  std::string scope = date + "/" + std::string(region) + "/" + std::string(service) +
-                      "/aws4_request";
+  std::string scope =
+      date + "/" + std::string(region) + "/" + std::string(service) + "/aws4_request";
   out.string_to_sign = "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope + "\n" +
                        Sha256Hex(out.canonical_request);
   std::string key = HmacSha256("AWS4" + credentials.secret_access_key, date);

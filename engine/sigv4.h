@@ -49,8 +49,7 @@ struct SigV4Signature {
 // Signs `request` for `region` and `service` ("s3") at `amz_date` ("20130524T000000Z").
 // REQUIRES: amz_date is 16 characters in that form and equals the x-amz-date header sent.
 SigV4Signature SignV4(const SigV4Request& request, const AwsCredentials& credentials,
-                      std::string_view region, std::string_view service,
-                      std::string_view amz_date);
+                      std::string_view region, std::string_view service, std::string_view amz_date);
 
 // "YYYYMMDDTHHMMSSZ" (UTC) for a time in milliseconds since the Unix epoch.
 std::string AmzDate(int64_t unix_millis);

@@ -10,8 +10,11 @@ using engine::Json;
 void RestApi::AddConfigRoutes() {
   router_.Add("GET", "/v1/config", [this](const HttpRequest&, const PathParams&) {
     Json endpoints = Endpoints();
+    // How clients reach the store, and whether it is a put-if-absent store (for operators).
+    Json defaults = catalog_->ClientConfig();
+    defaults["cairn.storage.put-if-absent"] = catalog_->StorePutIfAbsent() ? "true" : "false";
     // Keys live in the metastore's database, so every replica honours them.
-    return JsonResponse(200, {{"defaults", Json::object()},
+    return JsonResponse(200, {{"defaults", std::move(defaults)},
                               {"overrides", Json::object()},
                               {"endpoints", std::move(endpoints)},
                               {"idempotency-key-lifetime",

@@ -9,10 +9,15 @@ The suite starts one cairn server per test session:
 its own so each session starts from an empty catalog.  The server announces
 readiness on stdout with a line containing
 ``listening on http://127.0.0.1:<port>``.
+
+``cairn_server(tmp_path_factory, extra_args)`` starts further servers the same way;
+``s3_warehouse_args(prefix)`` gives the flags of an ``s3://`` warehouse on the test S3 server
+(test_s3_warehouse.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import queue
@@ -109,8 +114,33 @@ def _metastore_args() -> list[str]:
     return ["--db", db, "--catalog-name", f"pytest_{os.getpid()}_{int(time.time())}"]
 
 
+def s3_warehouse_args(prefix: str) -> list[str]:
+    """Flags serving a warehouse at s3://$CAIRN_TEST_S3_BUCKET/<prefix> on the S3-compatible
+    server of tests/support/s3.sh (named by the CAIRN_TEST_S3_* variables), with the keys
+    handed to clients so pyiceberg writes its data files there itself."""
+    names = ["ENDPOINT", "REGION", "BUCKET", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY"]
+    env = {n: os.environ.get(f"CAIRN_TEST_S3_{n}", "") for n in names}
+    missing = [f"CAIRN_TEST_S3_{n}" for n, v in env.items() if not v]
+    if missing:
+        pytest.fail(f"{', '.join(missing)} not set: run ./run.sh test, or start a server with "
+                    'eval "$(tests/support/s3.sh start DIR)"', pytrace=False)
+    return ["--warehouse", f"s3://{env['BUCKET']}/{prefix}",
+            "--s3-endpoint", env["ENDPOINT"], "--s3-region", env["REGION"],
+            "--s3-path-style", "true", "--s3-vend-credentials", "true",
+            "--s3-access-key-id", env["ACCESS_KEY_ID"],
+            "--s3-secret-access-key", env["SECRET_ACCESS_KEY"]]  # fmt: skip
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CairnServer]:
+    with cairn_server(tmp_path_factory) as srv:
+        yield srv
+
+
+@contextlib.contextmanager
+def cairn_server(tmp_path_factory: pytest.TempPathFactory, extra_args: list[str] = ()) -> Iterator[CairnServer]:
+    """Starts cairn on a free port (metastore per CAIRN_TEST_DB, further flags `extra_args`),
+    waits for it to listen, and stops it on exit."""
     cairn_bin = _resolve_cairn_bin()
     if not cairn_bin.exists():
         pytest.fail(
@@ -134,6 +164,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CairnServer]:
                 "--data-dir",
                 str(data_dir),
                 *_metastore_args(),
+                *extra_args,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
