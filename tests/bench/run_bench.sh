@@ -44,7 +44,8 @@ OUT=$(cd "$OUT" && pwd)
 log() { printf '==> %s\n' "$*" >&2; }
 
 for tool in java mvn python3; do
-  command -v "$tool" >/dev/null || { log "$tool is not installed (./run.sh test installs it)"; exit 2; }
+  command -v "$tool" >/dev/null || {
+    log "$tool is not installed (./run.sh test installs it)"; exit 2; }
 done
 
 # cairn and the load generator.
