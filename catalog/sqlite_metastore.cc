@@ -361,38 +361,106 @@ Status SqliteMetastore::ReleaseIdempotencyKey(const std::string& key, const std:
   });
 }
 
+Status SqliteMetastore::ApplySwaps(SqliteConnection& c, const std::vector<PointerSwap>& swaps,
+                                   const IdempotencyFinish* finish) {
+  for (const PointerSwap& s : swaps) {
+    const std::string ns = JoinNamespace(s.id.ns);
+    if (!s.expected) {
+      ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(c, s.id.ns));
+      if (!ns_exists) return NoSuchNamespace(s.id.ns);
+      ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectEntry));
+      q->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name);
+      ASSIGN_OR_RETURN(bool taken, q->Step());
+      if (taken) return EntryExists(s.id, s.kind, KindFromJdbcType(q->Text(2)));
+      q.reset();
+      ASSIGN_OR_RETURN(auto ins, c.Prepare(kInsertEntry));
+      RETURN_IF_ERROR(ins->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name)
+                          .Bind(4, s.new_location).Bind(5, JdbcTypeName(s.kind)).Run());
+      continue;
+    }
+    ASSIGN_OR_RETURN(auto upd, c.Prepare(kSwapPointer));
+    RETURN_IF_ERROR(upd->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name)
+                        .Bind(4, s.new_location).Bind(5, s.expected->metadata_location)
+                        .Bind(6, s.expected->version).Bind(7, JdbcTypeName(s.kind)).Run());
+    if (c.Changes() != 1) {
+      return Status::CommitFailed("Commit failed: " + ToString(s.id) + " changed concurrently");
+    }
+  }
+  if (finish == nullptr) return Status::OK();
+  ASSIGN_OR_RETURN(bool recorded, FinishKey(c, *finish));
+  return recorded ? Status::OK() : KeyLost(finish->key);
+}
+
+// Group commit. The caller queues its commit; if no leader is running, it becomes the leader
+// and runs every queued commit in one transaction (one WAL sync for all of them), each inside
+// its own savepoint, so that a commit that fails rolls back alone and fails alone. Commits
+// that arrive meanwhile queue up for the next leader.
+struct SqliteMetastore::QueuedCommit {
+  const std::vector<PointerSwap>* swaps;
+  const IdempotencyFinish* finish;
+  Status status;
+  bool done = false;
+};
+
 Status SqliteMetastore::Commit(const std::vector<PointerSwap>& swaps,
                                const IdempotencyFinish* finish) {
-  auto body = [&](SqliteConnection& c) -> Status {
-    for (const PointerSwap& s : swaps) {
-      const std::string ns = JoinNamespace(s.id.ns);
-      if (!s.expected) {
-        ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(c, s.id.ns));
-        if (!ns_exists) return NoSuchNamespace(s.id.ns);
-        ASSIGN_OR_RETURN(auto q, c.Prepare(kSelectEntry));
-        q->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name);
-        ASSIGN_OR_RETURN(bool taken, q->Step());
-        if (taken) return EntryExists(s.id, s.kind, KindFromJdbcType(q->Text(2)));
-        q.reset();
-        ASSIGN_OR_RETURN(auto ins, c.Prepare(kInsertEntry));
-        RETURN_IF_ERROR(ins->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name)
-                            .Bind(4, s.new_location).Bind(5, JdbcTypeName(s.kind)).Run());
-        continue;
-      }
-      ASSIGN_OR_RETURN(auto upd, c.Prepare(kSwapPointer));
-      RETURN_IF_ERROR(upd->Bind(1, options_.catalog_name).Bind(2, ns).Bind(3, s.id.name)
-                          .Bind(4, s.new_location).Bind(5, s.expected->metadata_location)
-                          .Bind(6, s.expected->version).Bind(7, JdbcTypeName(s.kind)).Run());
-      if (c.Changes() != 1) {
-        return Status::CommitFailed("Commit failed: " + ToString(s.id) +
-                                    " changed concurrently");
-      }
+  QueuedCommit mine{&swaps, finish, Status::OK()};
+  std::unique_lock lock(group_mu_);
+  queue_.push_back(&mine);
+  while (!mine.done) {
+    if (leading_) {
+      group_cv_.wait(lock);
+      continue;
     }
-    if (finish == nullptr) return Status::OK();
-    ASSIGN_OR_RETURN(bool recorded, FinishKey(c, *finish));
-    return recorded ? Status::OK() : KeyLost(finish->key);
+    leading_ = true;
+    std::vector<QueuedCommit*> batch(queue_.begin(), queue_.end());
+    queue_.clear();
+    lock.unlock();
+    RunCommitGroup(batch);
+    lock.lock();
+    for (QueuedCommit* q : batch) q->done = true;
+    leading_ = false;
+    group_cv_.notify_all();
+  }
+  return mine.status;
+}
+
+void SqliteMetastore::RunCommitGroup(const std::vector<QueuedCommit*>& batch) {
+  auto fail_all = [&](const Status& st) {
+    for (QueuedCommit* q : batch) q->status = st;
   };
-  return WriteTransaction(body, Status::Code::kCommitStateUnknown);
+  std::lock_guard write_lock(write_mu_);
+  Result<Lease> conn = Acquire();
+  if (!conn.ok()) return fail_all(conn.status());
+  SqliteConnection& c = **conn;
+  if (Status st = c.Exec("BEGIN IMMEDIATE"); !st.ok()) return fail_all(st);
+  bool any_applied = false;
+  for (QueuedCommit* q : batch) {
+    if (Status st = c.Exec("SAVEPOINT cairn_commit"); !st.ok()) {
+      c.Exec("ROLLBACK");
+      return fail_all(st);  // nothing is committed: a definite failure for all
+    }
+    q->status = ApplySwaps(c, *q->swaps, q->finish);
+    Status undo = q->status.ok() ? Status::OK() : c.Exec("ROLLBACK TO cairn_commit");
+    Status release = c.Exec("RELEASE cairn_commit");
+    if (!undo.ok() || !release.ok()) {
+      c.Exec("ROLLBACK");
+      return fail_all(undo.ok() ? release : undo);
+    }
+    any_applied |= q->status.ok();
+  }
+  if (!any_applied) {
+    c.Exec("ROLLBACK");
+    return;
+  }
+  Status committed = c.Exec("COMMIT");
+  if (!committed.ok()) {
+    c.Exec("ROLLBACK");
+    // Whether the commits that had applied are durable is not known.
+    for (QueuedCommit* q : batch) {
+      if (q->status.ok()) q->status = Status::CommitStateUnknown(committed.message());
+    }
+  }
 }
 
 Status SqliteMetastore::Drop(const TableIdentifier& id, EntityKind kind) {

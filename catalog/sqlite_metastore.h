@@ -6,11 +6,15 @@
 // cairn_version, created by the migrations of migrations/sqlite/. Connections run in WAL mode
 // with synchronous=FULL and a busy timeout; every write runs in BEGIN IMMEDIATE. Within one
 // process writers take turns on a mutex, so SQLite's busy-wait only arbitrates between
-// processes sharing the file. A namespace exists while it has an "exists" row in
+// processes sharing the file. Commits are group-committed: those that arrive while one
+// transaction syncs run together in the next, each in its own savepoint, so one WAL sync
+// serves many and each still succeeds or fails on its own. A namespace exists while it has an "exists" row in
 // iceberg_namespace_properties (as in the JDBC catalog); that row is not a visible property.
 //
 // Thread-safe: connections are pooled, one per concurrent caller.
 
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -67,11 +71,21 @@ class SqliteMetastore final : public Metastore {
   Result<bool> NamespaceExists(SqliteConnection& c, const Namespace& ns);
   // True if it recorded (`finish.owner` held the key pending).
   Result<bool> FinishKey(SqliteConnection& c, const IdempotencyFinish& finish);
+  // One commit's statements inside the caller's transaction.
+  Status ApplySwaps(SqliteConnection& c, const std::vector<PointerSwap>& swaps,
+                    const IdempotencyFinish* finish);
+  struct QueuedCommit;
+  // Runs `batch` in one transaction and sets each one's status.
+  void RunCommitGroup(const std::vector<QueuedCommit*>& batch);
 
   Options options_;
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<SqliteConnection>> idle_;
   std::mutex write_mu_;
+  std::mutex group_mu_;  // guards queue_ and leading_
+  std::condition_variable group_cv_;
+  std::deque<QueuedCommit*> queue_;
+  bool leading_ = false;
 };
 
 }  // namespace cairn::catalog

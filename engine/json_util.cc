@@ -1,5 +1,7 @@
 #include "engine/json_util.h"
 
+#include <algorithm>
+#include <charconv>
 #include <limits>
 
 namespace cairn::engine {
@@ -155,6 +157,25 @@ Result<std::vector<int32_t>> GetOptInt32List(const Json& obj, std::string_view k
     out.push_back(static_cast<int32_t>(n));
   }
   return out;
+}
+
+void AppendJsonInt(int64_t value, std::string* out) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  out->append(buf, end);
+}
+
+void AppendJsonString(std::string_view value, std::string* out) {
+  bool plain = std::all_of(value.begin(), value.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
+  });
+  if (!plain) {  // rare in practice (paths, names): let the library escape it
+    *out += Json(value).dump();
+    return;
+  }
+  *out += '"';
+  *out += value;
+  *out += '"';
 }
 
 }  // namespace cairn::engine

@@ -50,4 +50,9 @@ Result<std::string> AsString(const Json& value, std::string_view what);
 Result<Properties> AsStringMap(const Json& value, std::string_view what);
 Result<std::vector<std::string>> AsStringList(const Json& value, std::string_view what);
 
+// Append one JSON value to `out` as nlohmann's dump() would spell it, for documents written
+// as text rather than through a tree: an integer, and a string (quoted and escaped).
+void AppendJsonInt(int64_t value, std::string* out);
+void AppendJsonString(std::string_view value, std::string* out);
+
 }  // namespace cairn::engine

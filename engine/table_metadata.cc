@@ -226,16 +226,6 @@ Json BaseToJson(const TableMetadata& m) {
   j["refs"] = std::move(refs);
   j["statistics"] = EntriesToJson(m.statistics);
   j["partition-statistics"] = EntriesToJson(m.partition_statistics);
-  Json slog = Json::array();
-  for (const SnapshotLogEntry& e : m.snapshot_log) {
-    slog.push_back({{"timestamp-ms", e.timestamp_ms}, {"snapshot-id", e.snapshot_id}});
-  }
-  j["snapshot-log"] = std::move(slog);
-  Json mlog = Json::array();
-  for (const MetadataLogEntry& e : m.metadata_log) {
-    mlog.push_back({{"timestamp-ms", e.timestamp_ms}, {"metadata-file", e.metadata_file}});
-  }
-  j["metadata-log"] = std::move(mlog);
   if (m.format_version >= 3) j["next-row-id"] = m.next_row_id.value_or(0);
   if (!m.encryption_keys.empty()) j["encryption-keys"] = EntriesToJson(m.encryption_keys);
   return j;
@@ -318,43 +308,91 @@ Result<TableMetadata> TableMetadata::FromJsonText(std::string_view text) {
 
 Json TableMetadata::ToJson() const {
   Json j = BaseToJson(*this);
+  Json slog = Json::array();
+  for (const SnapshotLogEntry& e : snapshot_log) {
+    slog.push_back({{"timestamp-ms", e.timestamp_ms}, {"snapshot-id", e.snapshot_id}});
+  }
+  j["snapshot-log"] = std::move(slog);
+  Json mlog = Json::array();
+  for (const MetadataLogEntry& e : metadata_log) {
+    mlog.push_back({{"timestamp-ms", e.timestamp_ms}, {"metadata-file", e.metadata_file}});
+  }
+  j["metadata-log"] = std::move(mlog);
   Json snaps = Json::array();
   for (const auto& s : snapshots) snaps.push_back(s->ToJson(format_version));
   j["snapshots"] = std::move(snaps);
   return j;
 }
 
-std::string TableMetadata::ToJsonText() const {
-  std::string out = BaseToJson(*this).dump();
-  out.pop_back();  // the closing brace: "snapshots" follows
-  size_t bytes = out.size() + 32;
-  for (const auto& s : snapshots) bytes += s->json.size() + 1;
+namespace {
+
+// The two logs, written straight into `out`: they grow with the table's history, and a
+// tree of one small object per entry would cost more than the rest of the document.
+void AppendLogs(const TableMetadata& m, std::string* out) {
+  *out += ",\"snapshot-log\":[";
+  for (size_t i = 0; i < m.snapshot_log.size(); ++i) {
+    const SnapshotLogEntry& e = m.snapshot_log[i];
+    if (i > 0) *out += ',';
+    *out += "{\"snapshot-id\":";
+    AppendJsonInt(e.snapshot_id, out);
+    *out += ",\"timestamp-ms\":";
+    AppendJsonInt(e.timestamp_ms, out);
+    *out += '}';
+  }
+  *out += "],\"metadata-log\":[";
+  for (size_t i = 0; i < m.metadata_log.size(); ++i) {
+    const MetadataLogEntry& e = m.metadata_log[i];
+    if (i > 0) *out += ',';
+    *out += "{\"metadata-file\":";
+    AppendJsonString(e.metadata_file, out);
+    *out += ",\"timestamp-ms\":";
+    AppendJsonInt(e.timestamp_ms, out);
+    *out += '}';
+  }
+  *out += ']';
+}
+
+// The whole document as text, with the snapshots `keep` selects: the small fields through a
+// JSON tree, the logs written directly, each snapshot's cached text (see Freeze) copied.
+template <typename Keep>
+std::string DocumentText(const TableMetadata& m, Keep keep) {
+  std::string out = BaseToJson(m).dump();
+  out.pop_back();  // the closing brace: the logs and "snapshots" follow
+  // Upper bounds: an entry of either log is at most 70 bytes besides its file name.
+  size_t bytes = out.size() + 64 + m.snapshot_log.size() * 72;
+  for (const MetadataLogEntry& e : m.metadata_log) bytes += e.metadata_file.size() + 72;
+  for (const auto& s : m.snapshots) bytes += s->json.size() + 1;
   out.reserve(bytes);
+  AppendLogs(m, &out);
   out += ",\"snapshots\":[";
-  for (size_t i = 0; i < snapshots.size(); ++i) {
-    if (i > 0) out += ',';
-    const Snapshot& s = *snapshots[i];
+  bool first = true;
+  for (const auto& s : m.snapshots) {
+    if (!keep(*s)) continue;
+    if (!first) out += ',';
+    first = false;
     // v1 documents spell snapshots differently (no zero sequence numbers).
-    if (format_version >= 2 && !s.json.empty()) {
-      out += s.json;
+    if (m.format_version >= 2 && !s->json.empty()) {
+      out += s->json;
     } else {
-      out += s.ToJson(format_version).dump();
+      out += s->ToJson(m.format_version).dump();
     }
   }
   out += "]}";
   return out;
 }
 
-Json TableMetadata::ToJsonRefsOnly() const {
-  Json j = BaseToJson(*this);
+}  // namespace
+
+std::string TableMetadata::ToJsonText() const {
+  return DocumentText(*this, [](const Snapshot&) { return true; });
+}
+
+std::string TableMetadata::ToJsonRefsOnlyText() const {
   std::set<int64_t> referenced;
   for (const auto& [name, ref] : refs) referenced.insert(ref.snapshot_id);
-  Json snaps = Json::array();
-  for (const auto& s : snapshots) {
-    if (referenced.count(s->snapshot_id)) snaps.push_back(s->ToJson(format_version));
-  }
-  j["snapshots"] = std::move(snaps);
-  return j;
+  return DocumentText(*this, [&](const Snapshot& s) {
+    return referenced.count(s.snapshot_id) > 0;
+  });
 }
 
 }  // namespace cairn::engine

@@ -86,12 +86,13 @@ struct TableMetadata {
   // "schema" and "partition-spec" fields).
   Json ToJson() const;
 
-  // ToJson().dump(), made by concatenating each snapshot's cached text (see Freeze): the
-  // cost of writing a document no longer grows with re-serializing its history.
+  // The same document as ToJson(), as text, without a tree of its history: each snapshot's
+  // cached text (see Freeze) is copied and the logs are written directly, so the cost of
+  // writing a document is copying it, not re-serializing every snapshot.
   std::string ToJsonText() const;
 
-  // A copy with only what `snapshots=refs` returns: snapshots reachable from a ref.
-  Json ToJsonRefsOnly() const;
+  // ToJsonText() with only what `snapshots=refs` returns: snapshots a ref points to.
+  std::string ToJsonRefsOnlyText() const;
 };
 
 }  // namespace cairn::engine

@@ -55,7 +55,7 @@ HttpResponse TableResponse(const LoadedTable& t, bool refs_only,
                            const engine::Properties* config) {
   HttpResponse res;
   std::string refs_json;
-  if (refs_only) refs_json = t.metadata->metadata->ToJsonRefsOnly().dump();
+  if (refs_only) refs_json = t.metadata->metadata->ToJsonRefsOnlyText();
   const std::string& metadata = refs_only ? refs_json : t.metadata->json;  // no copy
   std::string body;
   body.reserve(metadata.size() + t.metadata_location.size() + 64);

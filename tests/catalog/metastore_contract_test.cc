@@ -631,6 +631,56 @@ TEST_CASE_TEMPLATE("concurrent swaps on one table each win exactly once per vers
   CHECK(MustLoad(m, t).version == start_version + kThreads * kSwapsEach);
 }
 
+TEST_CASE_TEMPLATE("commits running together each succeed or fail on their own", B,
+                   CAIRN_METASTORES) {
+  // Every round, each thread moves its own table and also tries to move one shared table
+  // from the same pointer: its own moves always apply, exactly one shared move per round wins
+  // and the losers change nothing, however the store batches them.
+  B b;
+  Metastore& m = *b.store;
+  REQUIRE_OK(m.CreateNamespace({"db"}, {}));
+  constexpr int kThreads = 8, kRounds = 15;
+  const TableIdentifier shared{{"db"}, "shared"};
+  REQUIRE_OK(m.Commit({Create(shared, "file:///w/shared-start")}));
+  const int64_t start_version = MustLoad(m, shared).version;
+  for (int i = 0; i < kThreads; ++i) {
+    REQUIRE_OK(m.Commit({Create({{"db"}, "own" + std::to_string(i)}, "file:///w/own-start")}));
+  }
+  std::atomic<int> own_failures{0}, shared_wins{0}, other_errors{0};
+  for (int round = 0; round < kRounds; ++round) {
+    const Pointer base = MustLoad(m, shared);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back([&, i] {
+        const TableIdentifier own{{"db"}, "own" + std::to_string(i)};
+        auto ptr = m.Load(own, kTable);
+        if (!ptr.ok()) return void(++other_errors);
+        std::string tag = std::to_string(round) + "-" + std::to_string(i);
+        if (!m.Commit({Move(own, *ptr, "file:///w/own-" + tag)}).ok()) ++own_failures;
+        Status st = m.Commit({Move(shared, base, "file:///w/shared-" + tag)});
+        if (st.ok()) {
+          ++shared_wins;
+        } else if (st.code() != Status::Code::kCommitFailed) {
+          ++other_errors;
+        }
+      });
+    }
+    for (std::thread& th : threads) th.join();
+  }
+  CHECK(own_failures.load() == 0);
+  CHECK(other_errors.load() == 0);
+  CHECK(shared_wins.load() == kRounds);
+  CHECK(MustLoad(m, shared).version == start_version + kRounds);
+  const Pointer end = MustLoad(m, shared);
+  CHECK(end.metadata_location.rfind("file:///w/shared-" + std::to_string(kRounds - 1) + "-",
+                                    0) == 0);
+  for (int i = 0; i < kThreads; ++i) {
+    const Pointer own = MustLoad(m, {{"db"}, "own" + std::to_string(i)});
+    CHECK(own.metadata_location ==
+          "file:///w/own-" + std::to_string(kRounds - 1) + "-" + std::to_string(i));
+  }
+}
+
 // --- Idempotency keys
 
 constexpr int64_t kNow = 1'000'000;
