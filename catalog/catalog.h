@@ -12,8 +12,10 @@
 //
 // Thread-safe: one Catalog serves all request threads.
 
+#include <array>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -239,6 +241,8 @@ class Catalog {
                                           const Properties& properties,
                                           const std::string& previous_file);
   void Backoff(int attempt);
+  // Takes the commit locks of the tables `changes` name (in a fixed order: no deadlock).
+  std::vector<std::unique_lock<std::mutex>> LockTables(const std::vector<TableChange>& changes);
   // Deletes the files `metadata` references: metadata files, manifest lists, manifests, data
   // and delete files, statistics. Best effort; only files under allowed locations.
   void Purge(const engine::TableMetadata& metadata, const std::string& metadata_location);
@@ -247,6 +251,11 @@ class Catalog {
 
   CatalogOptions options_;
   MetadataCache cache_;
+  // Commits to one table take turns within this process (the locks are striped by table
+  // name), so one that lost a race learns it from its requirements before writing a file,
+  // rather than at the swap after writing one. Between processes the metastore's
+  // compare-and-swap decides, as always.
+  std::array<std::mutex, 256> commit_locks_;
 };
 
 }  // namespace cairn::catalog

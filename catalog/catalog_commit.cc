@@ -1,5 +1,7 @@
 // The commit protocol of Catalog (see catalog.h and DESIGN.md "The server commit").
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -128,6 +130,7 @@ Status Catalog::CommitChanges(const std::vector<TableChange>& changes, bool tran
     RETURN_IF_ERROR(ValidateName(c.id.name, "table"));
   }
   for (int attempt = 1;; ++attempt) {
+    std::vector<std::unique_lock<std::mutex>> locks = LockTables(changes);
     std::vector<Prepared> prepared;
     std::vector<PointerSwap> swaps;
     for (const TableChange& c : changes) {
@@ -171,8 +174,25 @@ Status Catalog::CommitChanges(const std::vector<TableChange>& changes, bool tran
       return Status::CommitFailed(st.message() + " (gave up after " + std::to_string(attempt) +
                                   " attempts)");
     }
-    Backoff(attempt);
+    // The first retry runs at once: when the client's requirements no longer hold on the new
+    // base (the usual case on a hot table), it answers 409 without waiting; later retries,
+    // which can only be racing other rebasing commits, back off.
+    locks.clear();
+    if (attempt > 1) Backoff(attempt - 1);
   }
+}
+
+std::vector<std::unique_lock<std::mutex>> Catalog::LockTables(
+    const std::vector<TableChange>& changes) {
+  std::vector<size_t> stripes;
+  for (const TableChange& c : changes) {
+    stripes.push_back(std::hash<std::string>{}(ToString(c.id)) % commit_locks_.size());
+  }
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (size_t i : stripes) locks.emplace_back(commit_locks_[i]);
+  return locks;
 }
 
 Result<LoadedTable> Catalog::CommitTable(const TableChange& change,
