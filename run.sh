@@ -6,7 +6,8 @@
 #   ./run.sh test            run every test against a throwaway PostgreSQL it starts: unit and
 #                            contract tests (meson test), the pyiceberg integration suite and
 #                            Apache Iceberg's REST Compatibility Kit, each on SQLite and on
-#                            PostgreSQL; then the exactly-once harness (tests/harness)
+#                            PostgreSQL; then the exactly-once harness (tests/harness) and a
+#                            smoke run of the benchmark (tests/bench)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -94,6 +95,9 @@ case "${1:-}" in
     .venv/bin/python -m pytest tests/compose -q -p no:cacheprovider
     log "exactly-once harness: replicas under kill -9, SIGSTOP and dropped sessions; mutants"
     PYTHON=.venv/bin/python tests/harness/run_harness.sh
+    log "benchmark smoke run (one short run of every workload; fails if a request to cairn fails)"
+    CAIRN_BENCH_LOADGEN="$PWD/build/tests/bench/cairn-bench-load" \
+      tests/bench/run_bench.sh --quick --runs 1 --check --out "$work/bench"
     ;;
   *)
     echo "usage: ./run.sh serve [flags] | ./run.sh test" >&2

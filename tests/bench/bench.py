@@ -29,10 +29,10 @@ PROFILES = {
                   list_s=1.0, list_max=30, hold_runs=2, hold_conns=1000, hold_slow=100,
                   hold_ready_s=3.0, hold_load_s=1.5, hold_timeout_s=3, floor_s=0.5,
                   startup_runs=3, idle_ms=500, warmup_s=1.0),
-    "full": dict(runs=5, sizes=[10, 1000, 10000, 100000], load_s=3.0, load_max=500000,
+    "full": dict(runs=3, sizes=[10, 1000, 10000, 100000], load_s=2.0, load_max=500000,
                  commit_size_max=50, hot_s=30.0, hot_max=500, multi_s=60.0, multi_max=3000,
-                 ns_max=1000, ns_s=5.0, tables_per_run=2000, tables_s=120.0,
-                 list_s=3.0, list_max=100, hold_runs=5, hold_conns=1000, hold_slow=100,
+                 ns_max=1000, ns_s=5.0, tables_per_run=3400, tables_s=120.0,
+                 list_s=3.0, list_max=100, hold_runs=3, hold_conns=1000, hold_slow=100,
                  hold_ready_s=10.0, hold_load_s=5.0, hold_timeout_s=10, floor_s=3.0,
                  startup_runs=5, idle_ms=1000, warmup_s=3.0),
 }
@@ -290,6 +290,9 @@ def main():
     ap.add_argument("--out", help="where results.{md,json} and the PNG go")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--runs", type=int, help="override the profile's number of runs")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if any request to a cairn server failed (a smoke test; the "
+                         "figures themselves are never pass/fail)")
     ap.add_argument("--command", default="tests/bench/run_bench.sh",
                     help="the command line to print as the way to reproduce")
     args = ap.parse_args()
@@ -323,6 +326,32 @@ def main():
         json.dump({"meta": meta, "results": bench.results}, f, indent=1)
     write_report(bench.results, meta, args.out)
     log(f"done in {elapsed / 60:.1f} min")
+    if args.check:
+        problems = failures(bench.results, [s.name for s in bench.servers if s.name != "reference"])
+        for p in problems:
+            log(f"check: {p}")
+        if problems:
+            sys.exit(1)
+        log("check: every request to cairn succeeded")
+
+
+def failures(results, names):
+    """What went wrong on the servers `names`: workloads that failed, requests that got an
+    error or timed out, probes of new connections that got no answer."""
+    out = []
+    for name in names:
+        if not results.get(name):
+            out.append(f"{name}: no results")
+        for key, runs in results.get(name, {}).items():
+            for i, r in enumerate(runs):
+                if "error" in r:
+                    out.append(f"{name} {key} run {i + 1}: {r['error'][:200]}")
+                if r.get("errors"):
+                    out.append(f"{name} {key} run {i + 1}: request errors {r['errors']}")
+                probe = r.get("probe") or {}
+                if probe.get("failures"):
+                    out.append(f"{name} {key} run {i + 1}: {probe['failures']} probes unanswered")
+    return out
 
 
 def write_report(results, meta, out):

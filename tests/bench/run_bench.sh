@@ -3,12 +3,13 @@
 #
 #   tests/bench/run_bench.sh [--quick] [--runs N] [--no-postgres] [--out DIR] [--keep]
 #
-#   --quick        the CI profile: tables up to 10 000 snapshots, 3 short runs (a few minutes)
-#   --runs N       runs per figure (default: 3 quick, 5 full); every figure is their median
+#   --quick        tables up to 10 000 snapshots, 3 short runs (a few minutes)
+#   --runs N       runs per figure (default 3); every figure is their median
 #   --no-postgres  skip cairn on PostgreSQL (default: run it when PostgreSQL is installed)
 #   --out DIR      where results.md, results.json, latency_vs_snapshots.png and loadgen.log go
 #                  (default: tests/bench/results, or tests/bench/results-quick with --quick)
 #   --keep         keep the temporary directory (servers' data and logs) and say where it is
+#   --check        exit 1 if any request to cairn failed (the smoke run of ./run.sh test)
 #
 # Builds cairn and the load generator (meson build dir: $CAIRN_BENCH_BUILD, default build),
 # resolves the reference server with Maven (tests/bench/reference/pom.xml), makes a Python
@@ -24,7 +25,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 cd "$REPO"
 
-QUICK=0 RUNS="" POSTGRES=1 OUT="" KEEP=0
+QUICK=0 RUNS="" POSTGRES=1 OUT="" KEEP=0 CHECK=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -32,6 +33,7 @@ while [ $# -gt 0 ]; do
     --no-postgres) POSTGRES=0 ;;
     --out) OUT=${2:?--out needs a directory}; shift ;;
     --keep) KEEP=1 ;;
+    --check) CHECK=1 ;;
     -h|--help) sed -n "2,/^set -euo/p" "$HERE/run_bench.sh" | sed "\$d; s/^# \{0,1\}//"; exit 0 ;;
     *) echo "run_bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -103,6 +105,7 @@ fi
 ARGS=()
 [ "$QUICK" = 1 ] && ARGS+=(--quick)
 [ -n "$RUNS" ] && ARGS+=(--runs "$RUNS")
+[ "$CHECK" = 1 ] && ARGS+=(--check)
 COMMAND="tests/bench/run_bench.sh"
 [ "$QUICK" = 1 ] && COMMAND+=" --quick"
 [ -n "$RUNS" ] && COMMAND+=" --runs $RUNS"
