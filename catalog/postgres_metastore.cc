@@ -17,6 +17,15 @@ Status NoSuchNamespace(const Namespace& ns) { return NoSuchNamespaceError(ns); }
 
 
 
+// Serialization failures, deadlocks, lock and statement timeouts may pass on a retry.
+Status FromSqlError(const pqxx::sql_error& e) {
+  const std::string& state = e.sqlstate();
+  if (state == "40001" || state == "40P01" || state == "55P03" || state == "57014") {
+    return Status::Unavailable(std::string("PostgreSQL: ") + e.what());
+  }
+  return Status::Internal(std::string("PostgreSQL: ") + e.what());
+}
+
 bool NamespaceExists(pqxx::transaction_base& tx, const std::string& catalog,
                      const Namespace& ns) {
   return !tx.exec_params("SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = $1 "
@@ -137,13 +146,29 @@ Status PostgresMetastore::RunTransaction(Work& tx, Lease& conn, Body& body,
     conn.Discard();
     return Status::Unavailable(std::string("PostgreSQL connection lost: ") + e.what());
   } catch (const pqxx::sql_error& e) {
-    const std::string& state = e.sqlstate();
-    if (state == "40001" || state == "40P01" || state == "55P03" || state == "57014") {
-      return Status::Unavailable(std::string("PostgreSQL: ") + e.what());
-    }
-    return Status::Internal(std::string("PostgreSQL: ") + e.what());
+    return FromSqlError(e);
   } catch (const std::exception& e) {
     return Status::Internal(std::string("PostgreSQL: ") + e.what());
+  }
+}
+
+template <typename Body>
+Status PostgresMetastore::Read(Body body) {
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    ASSIGN_OR_RETURN(Lease conn, Acquire());
+    try {
+      pqxx::nontransaction tx(*conn);
+      return body(tx);
+    } catch (const pqxx::broken_connection& e) {
+      conn.Discard();  // died while idle, or now: a read is safe to run again elsewhere
+      if (attempt < kAttempts) continue;
+      return Status::Unavailable(std::string("PostgreSQL connection lost: ") + e.what());
+    } catch (const pqxx::sql_error& e) {
+      return FromSqlError(e);
+    } catch (const std::exception& e) {
+      return Status::Internal(std::string("PostgreSQL: ") + e.what());
+    }
   }
 }
 
@@ -306,7 +331,7 @@ Status PostgresMetastore::DropNamespace(const Namespace& ns) {
 
 Result<Pointer> PostgresMetastore::Load(const TableIdentifier& id, EntityKind kind) {
   std::optional<Pointer> ptr;
-  RETURN_IF_ERROR(Transact([&](pqxx::work& tx) -> Status {
+  RETURN_IF_ERROR(Read([&](pqxx::transaction_base& tx) -> Status {
     pqxx::result r = tx.exec_params(
         "SELECT metadata_location, cairn_version, coalesce(iceberg_type, 'TABLE') FROM "
         "iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3",

@@ -68,6 +68,10 @@ class PostgresMetastore final : public Metastore {
   Status Transact(Body body, Status::Code lost_commit = Status::Code::kIOError);
   template <typename Body, typename Work>
   Status RunTransaction(Work& tx, Lease& conn, Body& body, Status::Code lost_commit);
+  // Runs `body(txn)` outside a transaction (autocommit: one round trip per statement) for a
+  // read of one statement. A connection found dead is replaced and the read run again.
+  template <typename Body>
+  Status Read(Body body);
 
   Options options_;
   std::mutex pool_mu_;
