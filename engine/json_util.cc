@@ -170,7 +170,7 @@ void AppendJsonString(std::string_view value, std::string* out) {
     return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
   });
   if (!plain) {  // rare in practice (paths, names): let the library escape it
-    *out += Json(value).dump();
+    *out += Json(value).dump(-1, ' ', false, Json::error_handler_t::replace);
     return;
   }
   *out += '"';
