@@ -28,6 +28,17 @@ namespace cairn::catalog {
 struct CachedMetadata {
   std::shared_ptr<const engine::TableMetadata> metadata;
   std::string json;
+
+  // The `snapshots=refs` form of the document, made on first use and kept (clients that
+  // reload after a conflict ask for it again and again).
+  const std::string& RefsJson() const {
+    std::call_once(refs_once_, [this] { refs_json_ = metadata->ToJsonRefsOnlyText(); });
+    return refs_json_;
+  }
+
+ private:
+  mutable std::once_flag refs_once_;
+  mutable std::string refs_json_;
 };
 
 class MetadataCache {

@@ -54,9 +54,7 @@ bool ETagMatches(const std::string& if_none_match, const std::string& etag) {
 HttpResponse TableResponse(const LoadedTable& t, bool refs_only,
                            const engine::Properties* config) {
   HttpResponse res;
-  std::string refs_json;
-  if (refs_only) refs_json = t.metadata->metadata->ToJsonRefsOnlyText();
-  const std::string& metadata = refs_only ? refs_json : t.metadata->json;  // no copy
+  const std::string& metadata = refs_only ? t.metadata->RefsJson() : t.metadata->json;
   std::string body;
   body.reserve(metadata.size() + t.metadata_location.size() + 64);
   body += "{";
