@@ -175,8 +175,8 @@ Status Catalog::CommitChanges(const std::vector<TableChange>& changes, bool tran
                                   " attempts)");
     }
     // The first retry runs at once: when the client's requirements no longer hold on the new
-    // base (the usual case on a hot table), it answers 409 without waiting; later retries,
-    // which can only be racing other rebasing commits, back off.
+    // base (the usual case on a hot table), it answers 409 without waiting. Later retries
+    // (within a process commits to a table take turns, so these race other replicas) back off.
     locks.clear();
     if (attempt > 1) Backoff(attempt - 1);
   }
