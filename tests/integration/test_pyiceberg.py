@@ -568,13 +568,10 @@ print(json.dumps({"writer": writer, "appends": n_appends, "conflicts": conflicts
 """
 
 
-def test_concurrent_appends_from_four_processes_all_land_exactly_once(server, catalog, namespace, unique_name, tmp_path):
-    name = unique_name("concurrent")
-    ident = (namespace, name)
-    # pyiceberg 0.12 would retry a conflicting commit internally (with backoff);
-    # switch that off so every 409 reaches the writer's own reload-and-retry loop.
-    catalog.create_table(ident, schema=CONCURRENT_SCHEMA, properties={"commit.retry.num-retries": "0"})
-
+def run_concurrent_writers(uri, namespace, name, tmp_path):
+    """Runs N_WRITERS processes of WORKER_SRC, each appending APPENDS_PER_WRITER times to the
+    table, released together once all have loaded it; every loop and wait is bounded. Asserts
+    that each exited cleanly and returns their final JSON reports by writer number."""
     barrier = tmp_path / "barrier"
     barrier.mkdir()
     deadline = time.time() + WORKER_TIME_BUDGET_S
@@ -584,7 +581,7 @@ def test_concurrent_appends_from_four_processes_all_land_exactly_once(server, ca
             out = open(tmp_path / f"worker{w}.out", "wb")
             err = open(tmp_path / f"worker{w}.err", "wb")
             args = [
-                sys.executable, "-c", WORKER_SRC, server.uri, namespace, name,
+                sys.executable, "-c", WORKER_SRC, uri, namespace, name,
                 str(w), str(APPENDS_PER_WRITER), str(ROWS_PER_APPEND), str(MAX_ATTEMPTS_PER_APPEND),
                 repr(deadline), str(barrier),
             ]  # fmt: skip
@@ -622,6 +619,17 @@ def test_concurrent_appends_from_four_processes_all_land_exactly_once(server, ca
         stderr = (tmp_path / f"worker{w}.err").read_text(errors="replace")
         assert proc.returncode == 0, f"writer {w} exited with {proc.returncode}\nstdout:\n{stdout}\nstderr:\n{stderr[-5000:]}"
         reports[w] = json.loads(stdout.strip().splitlines()[-1])
+    return reports
+
+
+def test_concurrent_appends_from_four_processes_all_land_exactly_once(server, catalog, namespace, unique_name, tmp_path):
+    name = unique_name("concurrent")
+    ident = (namespace, name)
+    # pyiceberg 0.12 would retry a conflicting commit internally (with backoff);
+    # switch that off so every 409 reaches the writer's own reload-and-retry loop.
+    catalog.create_table(ident, schema=CONCURRENT_SCHEMA, properties={"commit.retry.num-retries": "0"})
+
+    reports = run_concurrent_writers(server.uri, namespace, name, tmp_path)
     conflicts = sum(r["conflicts"] for r in reports.values())
     print(f"{N_WRITERS} writers x {APPENDS_PER_WRITER} appends: {conflicts} commit conflicts retried; {reports}")
 

@@ -8,16 +8,11 @@ store itself. Objects are inspected with pyarrow's S3 filesystem, independently 
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import time
 import uuid
 from collections import Counter
 from urllib.parse import urlparse
 
-import pyarrow as pa
 import pyarrow.fs as pafs
 import pytest
 import requests
@@ -28,14 +23,12 @@ from conftest import cairn_server, make_catalog, s3_warehouse_args
 from test_pyiceberg import (
     APPENDS_PER_WRITER,
     CONCURRENT_SCHEMA,
-    MAX_ATTEMPTS_PER_APPEND,
     N_WRITERS,
     ROWS_PER_APPEND,
     SIMPLE_SCHEMA,
-    WORKER_SRC,
-    WORKER_TIME_BUDGET_S,
     batch,
     rows_of,
+    run_concurrent_writers,
 )
 
 HTTP_TIMEOUT = 30
@@ -167,46 +160,8 @@ def test_four_writers_times_25_appends_give_exactly_100_snapshots_and_no_stray_m
     ident = (s3_namespace, name)
     s3_catalog.create_table(ident, schema=CONCURRENT_SCHEMA, properties={"commit.retry.num-retries": "0"})
 
-    barrier = tmp_path / "barrier"
-    barrier.mkdir()
-    deadline = time.time() + WORKER_TIME_BUDGET_S
-    workers = []
-    try:
-        for w in range(N_WRITERS):
-            out = open(tmp_path / f"worker{w}.out", "wb")
-            err = open(tmp_path / f"worker{w}.err", "wb")
-            args = [sys.executable, "-c", WORKER_SRC, s3_server.uri, s3_namespace, name, str(w),
-                    str(APPENDS_PER_WRITER), str(ROWS_PER_APPEND), str(MAX_ATTEMPTS_PER_APPEND),
-                    repr(deadline), str(barrier)]  # fmt: skip
-            workers.append((w, subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err), out, err))
-        ready_deadline = time.time() + 60
-        while time.time() < ready_deadline:
-            if all((barrier / f"ready-{w}").exists() for w in range(N_WRITERS)):
-                break
-            if any(proc.poll() is not None for _, proc, _, _ in workers):
-                break
-            time.sleep(0.01)
-        (barrier / "go").touch()
-        for _, proc, _, _ in workers:
-            try:
-                proc.wait(timeout=max(1.0, deadline + 15 - time.time()))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-    finally:
-        for _, proc, out, err in workers:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(timeout=10)
-            out.close()
-            err.close()
-
-    conflicts = 0
-    for w, proc, _, _ in workers:
-        stdout = (tmp_path / f"worker{w}.out").read_text(errors="replace")
-        stderr = (tmp_path / f"worker{w}.err").read_text(errors="replace")
-        assert proc.returncode == 0, f"writer {w} exited with {proc.returncode}\n{stdout}\n{stderr[-5000:]}"
-        conflicts += json.loads(stdout.strip().splitlines()[-1])["conflicts"]
+    reports = run_concurrent_writers(s3_server.uri, s3_namespace, name, tmp_path)
+    conflicts = sum(r["conflicts"] for r in reports.values())
     print(f"{N_WRITERS} writers x {APPENDS_PER_WRITER} appends on S3: {conflicts} conflicts retried")
 
     table = s3_catalog.load_table(ident)
