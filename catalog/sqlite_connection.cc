@@ -1,5 +1,8 @@
 #include "catalog/sqlite_connection.h"
 
+#include <chrono>
+#include <thread>
+
 namespace cairn::catalog {
 
 Status SqliteError(int rc, sqlite3* db, const std::string& what) {
@@ -69,7 +72,18 @@ Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(const std::stri
   }
   std::unique_ptr<SqliteConnection> conn(new SqliteConnection(db));
   sqlite3_busy_timeout(db, busy_timeout_ms);
-  RETURN_IF_ERROR(conn->Exec("PRAGMA journal_mode=WAL"));
+  // Switching a new file to WAL while another process opens it can answer SQLITE_BUSY at
+  // once, without the busy handler (replicas started together on one file): retry it for
+  // as long as the busy timeout allows.
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  for (;;) {
+    int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) break;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= give_up) {
+      return SqliteError(rc, db, "sqlite: cannot switch " + path + " to WAL");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   RETURN_IF_ERROR(conn->Exec("PRAGMA synchronous=FULL"));
   return conn;
 }
